@@ -1,0 +1,57 @@
+// One exception hierarchy for the whole library. Every message names the offending parameter and
+// its value, so a user reading a CLI error knows what to change without opening the source.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace gpufec {
+
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// A parameter, option or size that is impossible or out of range.
+class invalid_argument : public error {
+ public:
+  using error::error;
+};
+// A file or stream that is truncated, corrupt or not in the expected format.
+class format_error : public error {
+ public:
+  using error::error;
+};
+// An allocation (host or device) that could not be satisfied.
+class out_of_memory : public error {
+ public:
+  using error::error;
+};
+// A CUDA runtime failure; the message holds file, line, call and CUDA's own error string.
+class cuda_error : public error {
+ public:
+  using error::error;
+};
+// A received frame the decoder cannot decode by construction (e.g. its length is outside the
+// drift limits); the simulator counts these as undecodable frames instead of stopping.
+class undecodable_error : public error {
+ public:
+  using error::error;
+};
+
+// Concatenates anything streamable into a message.
+template <class... Args>
+std::string cat(Args&&... args) {
+  std::ostringstream os;
+  os.precision(17);
+  (os << ... << std::forward<Args>(args));
+  return os.str();
+}
+
+template <class Exception = invalid_argument, class... Args>
+void require(bool ok, Args&&... message) {
+  if (!ok) throw Exception(cat(std::forward<Args>(message)...));
+}
+
+}  // namespace gpufec
