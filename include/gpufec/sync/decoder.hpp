@@ -1,0 +1,138 @@
+// The MAP decoder for TVB codes over the BSID channel (seed paper sec. II-C): forward-backward over
+// the drift at codeword boundaries, with the receiver metric R(y|x) from a lattice per (i, m', D).
+//
+// Describe -> plan -> execute: a plan is made once from the code, the channel, the options, the
+// backend and the largest batch; it fixes the drift limits, the storage mode and (on CUDA) the
+// kernel shapes, and owns its scratch. `decode` then runs on batches of received frames. A plan is
+// not safe for concurrent `decode` calls (it owns its workspace, like a cuFFT plan).
+//
+// Outputs, per frame (index f): APPs L_i(D) normalized per symbol, hard decisions, and the drift
+// posterior at each codeword boundary i = 0..N (lambda_i(m) = alpha_i(m) beta_i(m), normalized).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpufec/common/backend.hpp"
+#include "gpufec/common/batch.hpp"
+#include "gpufec/sync/bsid_channel.hpp"
+#include "gpufec/sync/drift.hpp"
+#include "gpufec/sync/tvb_code.hpp"
+
+namespace gpufec::sync {
+
+// global: gamma kept for every i (N M_tau M_n q values); local: gamma recomputed in the backward
+// pass (M_tau M_n q values). Identical results; automatic picks global when it fits the budget.
+enum class storage_mode { automatic, global, local };
+// corridor: lattice paths stay within the codeword drift limits (the paper); full: unconstrained.
+enum class lattice_mode { corridor, full };
+enum class real_kind { f32, f64 };
+
+struct decoder_options {
+  double Pr = 1e-10;  // probability of drift outside the frame limits (and, per codeword, Pr_N)
+  storage_mode storage = storage_mode::automatic;
+  lattice_mode lattice = lattice_mode::corridor;
+  real_kind lattice_real = real_kind::f32;  // receiver metric (lattice and gamma storage)
+  real_kind fb_real = real_kind::f64;       // alpha, beta, L (the CPU reference is always f64)
+  // Frame end: known (drift rho - tau) or unknown, with the drift pmf Pr{S_tau = m} as prior
+  // (then symbols beyond tau + m are ignored, as when a frame is cut from a stream).
+  bool end_known = true;
+  // Bytes the gamma storage of one batch may take before `automatic` chooses local storage
+  // (0: 1 GiB on the CPU, 80% of free device memory on CUDA).
+  std::size_t memory_budget = 0;
+  // Explicit limits instead of the ones computed from Pr (tests, experiments). Frame limits must
+  // contain the codeword limits; both must contain 0.
+  std::optional<drift_limits> frame_limits;
+  std::optional<drift_limits> codeword_limits;
+};
+
+std::string to_string(storage_mode s);
+std::string to_string(lattice_mode l);
+std::string to_string(real_kind r);
+
+// What a plan chose; `describe()` prints it.
+struct plan_summary {
+  backend where = backend::cpu;
+  storage_mode storage = storage_mode::global;  // resolved, never automatic
+  drift_limits frame;                           // [m_tau^-, m_tau^+]
+  drift_limits codeword;                        // [m_n^-, m_n^+]
+  std::size_t gamma_bytes_per_frame = 0;        // global-storage gamma for one frame
+  std::size_t memory_bytes = 0;                 // everything the plan allocates for max_batch
+  std::size_t max_batch = 1;
+  std::vector<std::string> kernel_shapes;  // CUDA: one line per kernel (block, grid, shared mem)
+};
+
+struct decode_output {
+  std::size_t frames = 0;
+  int N = 0, q = 0, M_tau = 0, m_tau_min = 0;
+  std::vector<double> app;               // [frame][i][D]
+  std::vector<std::uint32_t> decisions;  // [frame][i], argmax_D L_i(D) (lowest D on ties)
+  std::vector<double> drift_posterior;   // [frame][i = 0..N][m - m_tau_min]
+  std::vector<std::uint8_t> decoded;     // [frame] 1 = decoded, 0 = undecodable (see messages)
+  std::vector<std::string> messages;     // [frame] why a frame was undecodable, else empty
+
+  const double* frame_app(std::size_t f) const { return app.data() + f * N * q; }
+  const std::uint32_t* frame_decisions(std::size_t f) const { return decisions.data() + f * N; }
+  const double* frame_drift(std::size_t f) const {
+    return drift_posterior.data() + f * (N + 1) * M_tau;
+  }
+};
+
+// Where the time of the last decode call went (seconds). The CPU fills `total` only; CUDA splits
+// it by phase with events: gamma, alpha+beta, L (and lambda), host<->device copies.
+struct decode_timings {
+  double total = 0, gamma = 0, forward_backward = 0, app = 0, transfer = 0;
+};
+
+namespace detail {
+class decoder_engine;
+}
+
+class decoder_plan {
+ public:
+  // Throws invalid_argument (bad options or sizes), out_of_memory (the plan's buffers do not fit).
+  decoder_plan(const tvb_code& code, const bsid_params& channel, const decoder_options& options = {},
+               backend where = backend::cpu, std::size_t max_batch = 1);
+  ~decoder_plan();
+  decoder_plan(decoder_plan&&) noexcept;
+  decoder_plan& operator=(decoder_plan&&) noexcept;
+
+  const plan_summary& summary() const { return summary_; }
+  const tvb_code& code() const { return code_; }
+  const bsid_params& channel() const { return channel_; }
+  const decoder_options& options() const { return options_; }
+  std::string describe() const;
+
+  // Bytes needed for a batch of `frames` frames under `storage` (never automatic).
+  static std::size_t memory_estimate(const tvb_code& code, const drift_limits& frame,
+                                     const drift_limits& codeword, storage_mode storage,
+                                     real_kind lattice_real, std::size_t frames);
+  std::size_t memory_estimate() const { return summary_.memory_bytes; }
+
+  // Decodes a batch of received frames (each any length; out-of-range lengths are reported per
+  // frame as undecodable). `priors` is null (uniform 1/q) or frames*N*q symbol probabilities
+  // Pr{D_i = D}, [frame][i][D], each row summing to 1. Throws invalid_argument for a batch larger
+  // than the plan's max_batch or invalid priors.
+  void decode(batch_view<std::uint8_t> received, decode_output& out,
+              const double* priors = nullptr);
+  // One frame; an undecodable frame throws undecodable_error with the reason.
+  decode_output decode(std::span<const std::uint8_t> received, const double* priors = nullptr);
+
+  const decode_timings& last_timings() const;
+
+  // The check `decode` applies: empty string if the length is decodable, else the reason.
+  std::string check_received_length(std::size_t rho) const;
+
+ private:
+  tvb_code code_;
+  bsid_params channel_;
+  decoder_options options_;
+  plan_summary summary_;
+  std::unique_ptr<detail::decoder_engine> engine_;
+};
+
+}  // namespace gpufec::sync

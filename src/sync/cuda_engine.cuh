@@ -1,0 +1,79 @@
+// The CUDA engine of the sync MAP decoder: owns the device buffers for one chunk of frames, picks
+// the kernel shapes from the device's limits (seed paper sec. V) and runs the three kernels.
+#pragma once
+
+#include <vector>
+
+#include "common/device_buffer.cuh"
+#include "sync/cuda_kernels.cuh"
+#include "sync/decoder_engine.hpp"
+
+namespace gpufec::sync::cuda_detail {
+
+// One kernel's launch shape and where it came from.
+struct launch_shape {
+  int threads = 0;             // block size
+  int Bx = 0, By = 0;          // D lanes x states per block
+  std::size_t shared = 0;      // dynamic shared memory, bytes
+  int blocks_per_sm = 0;       // occupancy API's answer
+};
+
+class cuda_engine final : public detail::decoder_engine {
+ public:
+  cuda_engine(const tvb_code& code, const detail::geometry& g, const decoder_options& options,
+              std::size_t max_batch, storage_mode& storage);
+  ~cuda_engine() override;
+
+  void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out) override;
+  std::vector<std::string> kernel_shapes() const override;
+  std::size_t allocated_bytes() const override;
+
+  // Device-resident input (the simulator's channel kernel writes here): frames [0, count) of the
+  // chunk, each with capacity() symbols at y() + f * capacity(), its true length in rho(), and
+  // status() preset (0 decodable, status_skip otherwise). Then run_loaded() decodes them and
+  // copies decisions back (call record_start() first) (and APPs / drift posteriors when `full_output`).
+  std::size_t chunk() const { return chunk_; }
+  std::size_t capacity() const { return capacity_; }
+  std::uint8_t* y() const { return y_.get(); }
+  long long* offsets() const { return offsets_.get(); }
+  long long* rho() const { return rho_.get(); }
+  int* status() const { return status_.get(); }
+  const std::uint32_t* device_codewords() const { return codewords_.get(); }
+  cudaStream_t stream() const { return stream_; }
+  // Marks the start of a chunk's timing (before its input copies or channel kernel).
+  void record_start();
+  void run_loaded(int count, const double* host_priors, decode_output& out, std::size_t first,
+                  bool full_output);
+
+ private:
+  void choose_shapes();
+  void allocate(std::size_t frames);
+  std::size_t bytes_per_frame(bool global) const;
+  void launch(int count);
+
+  device_geometry g_{};
+  detail::geometry host_g_;
+  bool f64_lattice_;
+  bool global_;
+  std::size_t max_batch_, chunk_ = 0, capacity_ = 0;
+  int sm_count_ = 0;
+  std::size_t shared_optin_ = 0;
+  launch_shape gamma_shape_, fb_shape_, app_shape_;
+
+  cuda::device_buffer<std::uint32_t> codewords_;
+  cuda::device_buffer<double> end_prior_;
+  cuda::device_buffer<std::uint8_t> y_;
+  cuda::device_buffer<long long> offsets_, rho_;
+  cuda::device_buffer<int> status_;
+  cuda::device_buffer<double> priors_;
+  cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
+  cuda::device_buffer<double> gsum_, alpha_, beta_, lambda_, app_;
+  cuda::device_buffer<std::uint32_t> decisions_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t events_[6] = {};
+  std::vector<std::uint8_t> host_y_;
+  std::vector<long long> host_offsets_, host_rho_;
+  std::vector<int> host_status_;
+};
+
+}  // namespace gpufec::sync::cuda_detail

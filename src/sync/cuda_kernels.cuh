@@ -1,0 +1,120 @@
+// CUDA kernels of the sync MAP decoder (seed paper sec. IV-V, with batches of frames).
+//
+// Three launches decode a chunk of frames, never one per symbol:
+//   gamma_kernel      R(y|C_i(D)) by the lattice, one thread per (frame, i, m', D); stores R
+//                     (global storage) and always gsum(i, m', delta) = sum_D Pr{D} R.
+//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent blocks, one per (frame,
+//                     direction), looping over i with block synchronization.
+//   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
+//                     the lattices again (local storage), plus the drift posterior lambda_i.
+//
+// The lattice evaluates each node as (ins*left + del*up) + Q*diag with explicit round-to-nearest
+// intrinsics (no FMA contraction), the same order as the CPU reference, so gamma is bit-identical
+// to the CPU's; sums over D and over states differ from the CPU's only by summation order.
+#pragma once
+
+#include <cstdint>
+
+namespace gpufec::sync::cuda_detail {
+
+// Everything a kernel needs about the decode, passed by value.
+struct device_geometry {
+  int q, n, N;
+  long long tau;
+  int lo, hi;    // frame drift limits [m_tau^-, m_tau^+]
+  int clo, chi;  // codeword drift limits [m_n^-, m_n^+]
+  int M, Mn;
+  int corridor;   // 1: corridor-constrained lattice, 0: full lattice
+  int end_known;  // 1: beta_N at rho - tau; 0: drift pmf prior
+  double ins, del, match, mismatch;
+  int row_min;  // drift of the first entry of a thread's lattice row
+  int row_len;  // entries of a thread's lattice row
+};
+
+struct device_frames {
+  const std::uint8_t* y;        // received symbols of the chunk, concatenated
+  const long long* offsets;     // frames + 1
+  const long long* rho;         // true received length per frame (may exceed the stored part)
+  const double* priors;         // null (uniform) or [frame][i][D]
+  int* status;                  // per frame: 0 decodable; set non-zero to skip / report
+  int frames;
+};
+
+// Status codes a kernel may leave (host turns them into messages).
+enum : int {
+  status_ok = 0,
+  status_skip = 1,           // undecodable before decoding (length check on the host)
+  status_zero_forward = 2,   // alpha normalization found no probability
+  status_zero_backward = 3,  // beta normalization found no probability
+  status_zero_app = 4,       // L normalization found no probability
+  status_no_end = 5,         // no frame end within the limits
+};
+
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+
+// The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.
+struct device_segment {
+  long long start;
+  int mu, d0, d1;
+};
+__device__ __forceinline__ device_segment segment_of(const device_geometry& g, int i, int mp,
+                                                     long long rho) {
+  device_segment s;
+  const long long m_prev = g.lo + mp;
+  s.start = static_cast<long long>(g.n) * i + m_prev;
+  s.d0 = 0;
+  s.d1 = -1;
+  s.mu = 0;
+  if (s.start < 0 || s.start > rho) return s;
+  s.d0 = static_cast<int>(max(static_cast<long long>(g.clo), g.lo - m_prev));
+  s.d1 = static_cast<int>(min(min(static_cast<long long>(g.chi), g.hi - m_prev), rho - s.start - g.n));
+  s.mu = g.n + s.d1;
+  return s;
+}
+
+// One lattice in drift coordinates: row[(d - row_min) * stride] holds F[r][r + d]. Ascending d
+// updates in place: left = F[r][d-1] (new), up = F[r-1][d+1] (old), diag = F[r-1][d] (old).
+// Afterwards row[(delta - row_min) * stride] = R for drift change delta in [s.d0, s.d1].
+template <class real>
+__device__ void run_lattice(const device_geometry& g, std::uint32_t x, const std::uint8_t* y,
+                            int mu, real* row, int stride) {
+  const real ins = static_cast<real>(g.ins), del = static_cast<real>(g.del);
+  const real match = static_cast<real>(g.match), mismatch = static_cast<real>(g.mismatch);
+  for (int k = 0; k < g.row_len; ++k) row[k * stride] = real(0);
+  auto at = [&](int d) -> real& { return row[(d - g.row_min) * stride]; };
+  int dhi = g.corridor ? min(mu, g.chi) : mu;
+  at(0) = real(1);
+  for (int d = 1; d <= dhi; ++d) at(d) = mul_rn(ins, at(d - 1));
+  for (int r = 1; r <= g.n; ++r) {
+    const int dlo = g.corridor ? max(-r, g.clo) : -r;
+    dhi = g.corridor ? min(mu - r, g.chi) : mu - r;
+    const real ins_r = r < g.n ? ins : real(0);  // no insertion after the last symbol (10)
+    const std::uint32_t xr = (x >> (r - 1)) & 1u;
+    real left = real(0);
+    for (int d = dlo; d <= dhi; ++d) {
+      const int j = r + d;
+      const real q = j >= 1 ? (y[j - 1] == xr ? match : mismatch) : real(0);
+      const real v = add_rn(add_rn(mul_rn(ins_r, left), mul_rn(del, at(d + 1))), mul_rn(q, at(d)));
+      at(d) = v;
+      left = v;
+    }
+    if (dhi + 1 - g.row_min < g.row_len) at(dhi + 1) = real(0);
+  }
+}
+
+// Block-wide sum of one double per thread (all threads must call); `scratch` holds 32 doubles.
+__device__ __forceinline__ double block_sum(double v, double* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads();  // scratch may still be read from a previous call
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  double total = 0;
+  for (int w = 0; w < warps; ++w) total += scratch[w];  // same order in every thread
+  return total;
+}
+
+}  // namespace gpufec::sync::cuda_detail
