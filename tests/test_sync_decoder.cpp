@@ -97,8 +97,8 @@ INSTANTIATE_TEST_SUITE_P(
                       tiny_case{2, 4, 4, {0.1, 0.1, 0.05}, true, "mixed-heavy"},
                       tiny_case{3, 2, 4, {0.06, 0.04, 0.02}, false, "mixed-unknown-end"},
                       tiny_case{4, 4, 2, {0.1, 0, 0.05}, false, "insertion-unknown-end"}),
-    [](const auto& info) {
-      std::string s = info.param.name;
+    [](const auto& param_info) {
+      std::string s = param_info.param.name;
       std::replace(s.begin(), s.end(), '-', '_');
       return s;
     });

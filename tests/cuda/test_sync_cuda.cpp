@@ -1,0 +1,187 @@
+// The CUDA sync decoder against the CPU reference on fresh random frames. Every test skips when
+// no CUDA device is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpufec/common/device.hpp"
+#include "gpufec/sync/decoder.hpp"
+#include "sync_test_util.hpp"
+
+namespace gpufec::sync {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device"
+
+struct gpu_case {
+  int q, n, N;
+  double p;
+  std::size_t batch;
+  storage_mode storage;
+};
+
+std::string name_of(const gpu_case& c) {
+  return cat("q", c.q, "_n", c.n, "_N", c.N, "_p", c.p, "_b", c.batch, "_", to_string(c.storage));
+}
+
+// APPs within 1e-6 relative (plus a 1e-15 floor), decisions identical, drift posteriors close.
+void expect_same(const decode_output& gpu, const decode_output& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.app.size(), cpu.app.size()) << what;
+  ASSERT_EQ(gpu.decoded, cpu.decoded) << what;
+  std::size_t bad = 0;
+  double worst = 0;
+  for (std::size_t k = 0; k < cpu.app.size(); ++k) {
+    const double err = std::abs(gpu.app[k] - cpu.app[k]);
+    const double tol = 1e-6 * std::abs(cpu.app[k]) + 1e-15;
+    worst = std::max(worst, err / (std::abs(cpu.app[k]) + 1e-15));
+    if (err > tol && bad++ < 5)
+      ADD_FAILURE() << what << ": app[" << k << "] gpu " << gpu.app[k] << " cpu " << cpu.app[k];
+  }
+  EXPECT_EQ(bad, 0u) << what << " worst relative error " << worst;
+  EXPECT_EQ(gpu.decisions, cpu.decisions) << what;
+  for (std::size_t k = 0; k < cpu.drift_posterior.size(); ++k)
+    ASSERT_NEAR(gpu.drift_posterior[k], cpu.drift_posterior[k], 1e-9 + 1e-6 * cpu.drift_posterior[k])
+        << what << " lambda[" << k << "]";
+}
+
+void compare(const tvb_code& code, const bsid_params& ch, const decoder_options& o,
+             const batch<std::uint8_t>& received, const std::string& what,
+             const double* priors = nullptr) {
+  decoder_plan cpu(code, ch, o, backend::cpu, received.frames());
+  decoder_plan gpu(code, ch, o, backend::cuda, received.frames());
+  decode_output a, b;
+  cpu.decode(received.view(), a, priors);
+  gpu.decode(received.view(), b, priors);
+  expect_same(b, a, what + "\n" + gpu.describe());
+}
+
+class SyncCudaVsCpu : public ::testing::TestWithParam<gpu_case> {};
+
+TEST_P(SyncCudaVsCpu, SameAppsAndDecisions) {
+  SKIP_WITHOUT_GPU();
+  const gpu_case c = GetParam();
+  const bsid_params ch{c.p, c.p, c.p / 10};
+  const tvb_code code = tvb_code::random(c.q, c.n, c.N, 1000 + c.q + c.N);
+  const auto data = testing::make_frames(code, ch, 4242 + c.batch, c.batch);
+  decoder_options o;
+  o.storage = c.storage;
+  compare(code, ch, o, data.received, name_of(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sweep, SyncCudaVsCpu,
+    ::testing::Values(gpu_case{2, 3, 7, 0.1, 1000, storage_mode::global},
+                      gpu_case{2, 3, 7, 0.1, 333, storage_mode::local},
+                      gpu_case{4, 4, 210, 1e-2, 7, storage_mode::global},
+                      gpu_case{4, 5, 1000, 1e-3, 3, storage_mode::local},
+                      gpu_case{32, 10, 210, 1e-3, 16, storage_mode::global},
+                      gpu_case{32, 10, 210, 1e-2, 8, storage_mode::global},
+                      gpu_case{32, 10, 210, 1e-2, 8, storage_mode::local},
+                      gpu_case{32, 10, 1, 0.1, 50, storage_mode::global},
+                      gpu_case{32, 8, 1000, 1e-3, 2, storage_mode::automatic},
+                      gpu_case{16, 6, 50, 0.1, 4, storage_mode::global},
+                      gpu_case{256, 12, 7, 1e-2, 5, storage_mode::global},
+                      gpu_case{256, 9, 30, 1e-3, 3, storage_mode::local},
+                      gpu_case{1024, 12, 1, 1e-2, 4, storage_mode::global},
+                      gpu_case{1024, 11, 7, 1e-3, 2, storage_mode::local},
+                      gpu_case{3, 2, 20, 1e-2, 10, storage_mode::global},
+                      gpu_case{40, 7, 12, 1e-2, 6, storage_mode::local}),
+    [](const auto& param_info) {
+      std::string s = name_of(param_info.param);
+      std::replace(s.begin(), s.end(), '.', '_');
+      std::replace(s.begin(), s.end(), '-', 'm');
+      return s;
+    });
+
+TEST(SyncCuda, FullLatticeDoubleLatticeUnknownEndAndPriors) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.02, 0.03, 0.01};
+  const tvb_code code = tvb_code::random(16, 7, 40, 5, /*random_marker=*/true);
+  const auto data = testing::make_frames(code, ch, 9, 6);
+  for (lattice_mode l : {lattice_mode::corridor, lattice_mode::full})
+    for (real_kind r : {real_kind::f32, real_kind::f64})
+      for (bool end_known : {true, false})
+        for (storage_mode s : {storage_mode::global, storage_mode::local}) {
+          decoder_options o;
+          o.lattice = l;
+          o.lattice_real = r;
+          o.end_known = end_known;
+          o.storage = s;
+          compare(code, ch, o, data.received,
+                  cat(to_string(l), " ", to_string(r), " end ", end_known, " ", to_string(s)));
+        }
+  // Random priors, as from an outer decoder.
+  std::vector<double> priors(data.received.frames() * code.N() * code.q());
+  philox_stream rng(1, rng_source, 0);
+  for (auto& p : priors) p = rng.next_uniform();
+  compare(code, ch, {}, data.received, "priors", priors.data());
+}
+
+TEST(SyncCuda, UndecodableFramesInABatchAreReportedAndOthersDecode) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.01, 0.01, 0};
+  const tvb_code code = tvb_code::random(8, 5, 20, 7);
+  auto data = testing::make_frames(code, ch, 10, 4);
+  batch<std::uint8_t> b;
+  for (std::size_t f = 0; f < 4; ++f) {
+    if (f == 1) b.push_back(std::vector<std::uint8_t>(code.tau() * 2, 0));  // far too long
+    if (f == 2) b.push_back(std::vector<std::uint8_t>());                     // empty
+    b.push_back(data.received.frame(f));
+  }
+  compare(code, ch, {}, b, "mixed batch");
+  decoder_plan gpu(code, ch, {}, backend::cuda, 6);
+  decode_output out;
+  gpu.decode(b.view(), out);
+  EXPECT_FALSE(out.decoded[1]);
+  EXPECT_FALSE(out.decoded[3]);
+  EXPECT_NE(out.messages[1].find("received length"), std::string::npos);
+  EXPECT_NE(out.messages[3].find("empty"), std::string::npos);
+  for (int f : {0, 2, 4, 5}) EXPECT_TRUE(out.decoded[f]) << out.messages[f];
+  EXPECT_THROW(gpu.decode(testing::make_frames(code, ch, 1, 7).received.view(), out), invalid_argument);
+}
+
+TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.01, 0.01, 0};
+  const tvb_code code = tvb_code::random(32, 10, 100, 3);
+  const auto data = testing::make_frames(code, ch, 11, 40);
+  decoder_plan whole(code, ch, {}, backend::cuda, 40);
+  decoder_options small;
+  small.memory_budget = decoder_plan::memory_estimate(code, whole.summary().frame, whole.summary().codeword,
+                                                      storage_mode::global, real_kind::f32, 9);
+  small.storage = storage_mode::global;
+  decoder_plan chunked(code, ch, small, backend::cuda, 40);  // several chunks per batch
+  decode_output a, b, c;
+  whole.decode(data.received.view(), a);
+  whole.decode(data.received.view(), b);
+  chunked.decode(data.received.view(), c);
+  EXPECT_EQ(a.app, b.app);
+  EXPECT_EQ(a.app, c.app) << chunked.describe();
+  EXPECT_EQ(a.decisions, c.decisions);
+}
+
+TEST(SyncCuda, MemoryBudgetSelectsStorageOrFailsClearly) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.01, 0.01, 0};
+  const tvb_code code = tvb_code::random(64, 10, 200, 3);
+  decoder_plan probe(code, ch, {}, backend::cuda, 100);
+  decoder_options o;
+  o.memory_budget = probe.summary().gamma_bytes_per_frame / 2;  // global does not fit one frame
+  decoder_plan local(code, ch, o, backend::cuda, 100);
+  EXPECT_EQ(local.summary().storage, storage_mode::local);
+  o.storage = storage_mode::global;
+  try {
+    decoder_plan impossible(code, ch, o, backend::cuda, 100);
+    FAIL() << "expected out_of_memory";
+  } catch (const out_of_memory& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes per frame"), std::string::npos) << e.what();
+  }
+  o.memory_budget = 1000;  // not even local storage fits
+  o.storage = storage_mode::automatic;
+  EXPECT_THROW(decoder_plan(code, ch, o, backend::cuda, 1), out_of_memory);
+}
+
+}  // namespace
+}  // namespace gpufec::sync
