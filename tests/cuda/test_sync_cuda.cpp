@@ -185,3 +185,36 @@ TEST(SyncCuda, MemoryBudgetSelectsStorageOrFailsClearly) {
 
 }  // namespace
 }  // namespace gpufec::sync
+
+#include "gpufec/sync/simulation.hpp"
+
+namespace gpufec::sync {
+namespace {
+
+// The CUDA chain simulates the channel on the GPU from the same streams: same frames, same
+// outcomes as the CPU chain.
+TEST(SyncCudaSimulation, SameOutcomesAsCpuChain) {
+  SKIP_WITHOUT_GPU();
+  for (double p : {0.005, 0.03}) {
+    sim_setup s(tvb_code::random(16, 8, 60, 77));
+    s.Ps = 0.002;
+    s.where = backend::cpu;
+    const sim_family cpu(s);
+    s.where = backend::cuda;
+    const sim_family gpu(s);
+    std::vector<sim::frame_outcome> a(300), b(300);
+    cpu.make_chain(p, 123)->run(1000, a);
+    gpu.make_chain(p, 123)->run(1000, b);
+    std::size_t errors = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      EXPECT_EQ(a[k].symbol_errors, b[k].symbol_errors) << "p " << p << " frame " << k;
+      EXPECT_EQ(a[k].bit_errors, b[k].bit_errors) << "p " << p << " frame " << k;
+      EXPECT_EQ(a[k].undecodable, b[k].undecodable) << "p " << p << " frame " << k;
+      errors += a[k].symbol_errors;
+    }
+    EXPECT_GT(errors, 0u) << "the comparison should include frames with errors";
+  }
+}
+
+}  // namespace
+}  // namespace gpufec::sync

@@ -124,6 +124,10 @@ class decoder_plan {
 
   const decode_timings& last_timings() const;
 
+  // The backend behind the plan, for gpufec's own pipelines (the CUDA simulator feeds it
+  // device-resident frames); not part of the stable API.
+  detail::decoder_engine& engine() const { return *engine_; }
+
   // The check `decode` applies: empty string if the length is decodable, else the reason.
   std::string check_received_length(std::size_t rho) const;
 
