@@ -1,11 +1,174 @@
-// Placeholder entry point replaced by the CLI frame (issue 2).
+// gpufec: the command-line frame. It owns the shared options and the exit-status contract
+// (0 success, 1 run-time error, 2 bad command line, 130 interrupted), builds `simulate`, `decode`
+// and `bench` from the family table (family_registry.hpp) and answers `info` itself.
+#include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
+#include <utility>
+#include <vector>
 
+#include "family_registry.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/error.hpp"
 
-int main() {
-  const auto b = gpufec::get_build_info();
-  std::cout << "gpufec " << b.version << " cuda=" << b.cuda << " devices=" << gpufec::cuda_device_count()
-            << "\n";
+namespace gpufec::cli {
+namespace {
+
+constexpr const char* examples = R"(
+Examples:
+  gpufec simulate uncoded --ebn0 0:8:1                 BPSK/AWGN BER curve, 100 frame errors per point
+  gpufec simulate uncoded --ebn0 0,2,4 --max-fe 1000 --json ber.json --backend cuda
+  gpufec bench uncoded --frames 20000                  CPU vs CUDA chain throughput
+  gpufec decode uncoded --input rx.txt --output bits.txt
+  gpufec info                                          version, build options, CUDA devices
+
+Exit status: 0 success, 1 run-time error, 2 invalid command line, 130 interrupted (Ctrl-C).)";
+
+int print_info() {
+  const build_info b = get_build_info();
+  std::cout << "gpufec " << b.version << "\n"
+            << "  build type:        " << b.build_type << "\n"
+            << "  CUDA backend:      " << (b.cuda ? "compiled" : "not compiled") << "\n";
+  if (b.cuda) {
+    std::cout << "  CUDA architectures: " << b.cuda_architectures << "\n"
+              << "  CUDA runtime:      " << b.cuda_runtime_version / 1000 << "."
+              << (b.cuda_runtime_version % 1000) / 10 << "\n";
+  }
+  std::cout << "  OpenMP threads:    " << b.openmp_max_threads << "\n";
+  const std::vector<cuda_device_info> devices = cuda_devices();
+  if (devices.empty()) {
+    std::cout << "  CUDA devices:      none"
+              << (b.cuda ? " (no usable GPU or driver found)" : " (built without CUDA)") << "\n";
+  }
+  for (const cuda_device_info& d : devices) {
+    std::cout << "  CUDA device " << d.index << ":     " << d.name << ", compute capability "
+              << d.compute_major << "." << d.compute_minor << ", " << d.sm_count << " SMs, "
+              << d.total_memory / (1024 * 1024) << " MiB (" << d.free_memory / (1024 * 1024)
+              << " MiB free)\n";
+  }
   return 0;
+}
+
+// The shared options, added to every family's subcommand by the frame.
+void add_simulate_options(CLI::App& cmd, simulate_options& o) {
+  cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of every random draw")->capture_default_str();
+  cmd.add_option("--max-fe", o.max_fe, "frame errors that end a point (0 = no limit)")
+      ->capture_default_str();
+  cmd.add_option("--max-frames", o.max_frames, "frames that end a point (0 = no limit)")
+      ->capture_default_str();
+  cmd.add_option("--max-time", o.max_time_s, "seconds that end a point (0 = no limit)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--batch", o.batch_frames,
+                 "frames per chain call (0 = the chain's choice; never changes results)");
+  cmd.add_option("--json", o.json_path, "write every parameter and figure to this JSON file");
+  cmd.add_option("--csv", o.csv_path, "write one CSV line per point to this file");
+}
+
+void add_decode_options(CLI::App& cmd, decode_options& o) {
+  cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->capture_default_str();
+  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void add_bench_options(CLI::App& cmd, bench_options& o) {
+  cmd.add_option("--backend", o.backend,
+                 "cpu, cuda, auto, or all (cpu, and cuda when a GPU exists)")
+      ->check(CLI::IsMember({"cpu", "cuda", "auto", "all"}))
+      ->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of every random draw")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--json", o.json_path, "write the measurements to this JSON file");
+}
+
+// A one-line message for every parse error; help and version are not errors.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::CallForHelp*>(&e) || dynamic_cast<const CLI::CallForAllHelp*>(&e) ||
+      dynamic_cast<const CLI::CallForVersion*>(&e))
+    return app.exit(e);
+  std::string message = e.what();
+  for (char& c : message)
+    if (c == '\n') c = ' ';
+  std::cerr << "gpufec: error: " << message << " (see --help)\n";
+  return 2;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"gpufec: fast channel decoders on the GPU, with an exact CPU reference"};
+  app.footer(examples);
+  app.set_version_flag("--version", get_build_info().version);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  simulate_options sim_common;
+  decode_options decode_common;
+  bench_options bench_common;
+  std::vector<std::pair<CLI::App*, action>> actions;
+
+  CLI::App* simulate = app.add_subcommand("simulate", "Monte Carlo error-rate sweep of a family");
+  CLI::App* decode = app.add_subcommand("decode", "decode received samples from a file");
+  CLI::App* bench = app.add_subcommand("bench", "throughput of a family's chain, CPU vs CUDA");
+  CLI::App* info = app.add_subcommand("info", "version, build options and CUDA devices");
+  for (CLI::App* parent : {simulate, decode, bench}) {
+    parent->require_subcommand(1);
+    parent->footer(examples);
+  }
+
+  for (const family_commands& fam : registered_families()) {
+    const std::string name(fam.name), summary(fam.summary);
+    if (fam.simulate) {
+      CLI::App* cmd = simulate->add_subcommand(name, summary);
+      add_simulate_options(*cmd, sim_common);
+      actions.emplace_back(cmd, fam.simulate(*cmd, sim_common));
+    }
+    if (fam.decode) {
+      CLI::App* cmd = decode->add_subcommand(name, summary);
+      add_decode_options(*cmd, decode_common);
+      actions.emplace_back(cmd, fam.decode(*cmd, decode_common));
+    }
+    if (fam.bench) {
+      CLI::App* cmd = bench->add_subcommand(name, summary);
+      add_bench_options(*cmd, bench_common);
+      actions.emplace_back(cmd, fam.bench(*cmd, bench_common));
+    }
+  }
+
+  if (argc <= 1) {
+    std::cout << app.help();
+    return 0;
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return report_parse_error(app, e);
+  }
+
+  try {
+    if (info->parsed()) return print_info();
+    for (const auto& [cmd, act] : actions)
+      if (cmd->parsed()) return act();
+    std::cerr << "gpufec: error: no command to run (see --help)\n";
+    return 2;
+  } catch (const gpufec::error& e) {
+    std::cerr << "gpufec: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpufec: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace gpufec::cli
+
+int main(int argc, char** argv) {
+  return gpufec::cli::run(argc, argv);
 }

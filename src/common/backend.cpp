@@ -5,11 +5,11 @@
 
 namespace gpufec {
 
-backend parse_backend(const std::string& name) {
+backend parse_backend(std::string_view name) {
   if (name == "cpu") return backend::cpu;
   if (name == "cuda") return backend::cuda;
-  if (name == "auto") return backend::automatic;
-  throw invalid_argument(cat("backend '", name, "' is not one of cpu, cuda, auto"));
+  if (name == "auto") return resolve_backend(backend::automatic);
+  throw invalid_argument(cat("unknown backend '", name, "' (expected cpu, cuda or auto)"));
 }
 
 std::string to_string(backend b) {

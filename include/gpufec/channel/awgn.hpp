@@ -1,0 +1,75 @@
+// BPSK over the additive white Gaussian noise channel.
+//
+// Conventions (stated once, used everywhere in gpufec):
+// - Mapping: bit b is sent as the symbol x = 1 - 2b (0 -> +1, 1 -> -1), unit symbol energy Es = 1.
+// - Received: y = x + sigma * n, n ~ N(0, 1) drawn from gaussian_at(philox_stream(seed,
+//   rng_channel, frame), position), so a GPU thread per position draws what the CPU loop draws.
+// - Noise from the SNR: Es/N0 = R * m * Eb/N0 (R the code rate, m the bits per symbol) and
+//   sigma^2 = N0 / 2 = 1 / (2 * Es/N0), hence sigma = sqrt(1 / (2 * R * m * 10^(EbN0_dB / 10))).
+// - LLR: L = log(P(b = 0 | y) / P(b = 1 | y)) = 2y / sigma^2. Positive L means bit 0 is more
+// likely.
+// - int8 LLRs: q = round(L * scale) saturated to [-127, 127] (never -128, so -q is always valid).
+//   int8_llr_scale(sigma) maps the LLR of |y| = 1 + 3 sigma (a symbol three deviations beyond its
+//   mean) to 127, keeping resolution where decisions are made and clipping only the tail.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+
+#include "gpufec/common/hd.hpp"
+#include "gpufec/common/random.hpp"
+
+namespace gpufec::channel {
+
+GPUFEC_HD_INLINE double bpsk_symbol(std::uint8_t bit) {
+  return bit ? -1.0 : 1.0;
+}
+
+// The received sample at `position` of `frame` when `bit` was sent.
+GPUFEC_HD_INLINE double awgn_received(std::uint64_t seed, std::uint64_t frame,
+                                      std::uint64_t position, std::uint8_t bit, double sigma) {
+  const philox_stream noise(seed, rng_channel, frame);
+  return bpsk_symbol(bit) + sigma * gaussian_at(noise, position);
+}
+
+GPUFEC_HD_INLINE double llr_from_sample(double y, double sigma) {
+  return 2.0 * y / (sigma * sigma);
+}
+
+GPUFEC_HD_INLINE std::int8_t llr_to_int8(double llr, double scale) {
+  const double q = nearbyint(llr * scale);
+  return static_cast<std::int8_t>(q > 127.0 ? 127.0 : (q < -127.0 ? -127.0 : q));
+}
+
+// Hard decision on an LLR or a BPSK sample: 1 when negative (a zero decides 0).
+GPUFEC_HD_INLINE std::uint8_t hard_decision(float llr) {
+  return llr < 0.0f ? 1 : 0;
+}
+
+// Noise standard deviation for Eb/N0 in dB, code rate R in (0, 1] and m bits per symbol.
+double sigma_from_ebn0(double ebn0_db, double rate = 1.0, int bits_per_symbol = 1);
+// Noise standard deviation for Es/N0 in dB (unit symbol energy).
+double sigma_from_esn0(double esn0_db);
+double esn0_from_ebn0(double ebn0_db, double rate = 1.0, int bits_per_symbol = 1);
+// The int8 scale described above: 127 / (2 (1 + 3 sigma) / sigma^2).
+double int8_llr_scale(double sigma);
+
+class bpsk_awgn {
+ public:
+  explicit bpsk_awgn(double sigma);  // sigma > 0 and finite
+  static bpsk_awgn from_ebn0(double ebn0_db, double rate = 1.0, int bits_per_symbol = 1);
+  static bpsk_awgn from_esn0(double esn0_db);
+
+  double sigma() const { return sigma_; }
+  // y[i] = 1 - 2 bits[i] + noise, positions 0.. of (seed, frame).
+  void transmit(std::uint64_t seed, std::uint64_t frame, std::span<const std::uint8_t> bits,
+                std::span<float> y) const;
+  void llr(std::span<const float> y, std::span<float> llr) const;
+  void llr_int8(std::span<const float> y, std::span<std::int8_t> llr, double scale) const;
+
+ private:
+  double sigma_;
+};
+
+}  // namespace gpufec::channel

@@ -1,0 +1,31 @@
+// Files of real samples (received BPSK samples or LLRs) for `gpufec decode`, and of decided bits.
+//
+// Text: numbers separated by whitespace or commas, '#' starts a comment to the end of the line.
+// f32: raw IEEE-754 binary32 in this machine's byte order (little-endian on x86 and ARM hosts).
+// Auto: text when every byte is one a text file of numbers may hold, else f32.
+// Every reader rejects an empty file, a NaN or infinity, and a truncated f32 file with a
+// format_error naming the file and the place.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpufec {
+
+enum class sample_format { automatic, text, f32 };
+sample_format parse_sample_format(std::string_view name);  // "auto", "text", "f32"
+
+std::vector<float> read_samples(const std::string& path, sample_format format);
+
+enum class bits_format { text, packed };
+bits_format parse_bits_format(std::string_view name);  // "text", "packed"
+
+// text: '0'/'1' characters, `per_line` bits per line (0 = all on one line), newline-terminated.
+// packed: pack_bits (MSB first), the last byte padded with zeros.
+void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
+                std::size_t per_line = 0);
+
+}  // namespace gpufec

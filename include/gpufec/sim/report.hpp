@@ -1,0 +1,44 @@
+// How a sweep is shown and saved: an aligned table on a stream (one row per point, flushed as the
+// point ends, AFF3CT-style), and JSON / CSV files with every parameter and figure (the field list
+// is in docs/simulator.md).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpufec/sim/simulator.hpp"
+
+namespace gpufec::sim {
+
+// What a run was: the family's own parameters plus the simulator's options.
+struct run_description {
+  std::string family;
+  std::string backend;
+  std::string sweep_name;
+  std::vector<std::pair<std::string, std::string>> parameters;
+  options opt;
+};
+run_description describe(const family& fam, const options& opt);
+
+class table_printer final : public observer {
+ public:
+  table_printer(std::ostream& out, run_description run);
+  void print_header();  // the parameter block and the column titles
+  void on_point(const point_result& r) override;
+  void print_footer(const sweep_result& s);
+
+ private:
+  std::ostream& out_;
+  run_description run_;
+  bool q_ary_ = false;
+};
+
+nlohmann::json to_json(const run_description& run, const sweep_result& s);
+void write_json(const std::string& path, const run_description& run, const sweep_result& s);
+// One header line, then one line per point; every parameter is repeated on each line so a file
+// concatenates and filters well.
+void write_csv(const std::string& path, const run_description& run, const sweep_result& s);
+
+}  // namespace gpufec::sim

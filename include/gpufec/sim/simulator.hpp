@@ -1,0 +1,111 @@
+// The Monte Carlo driver: a sweep over points, each simulated by a family's chain until a stopping
+// rule fires. Generic over sim::family (family.hpp); it knows nothing of any one code.
+//
+// Stopping rule, applied frame by frame in frame order: a point ends at the frame where the frame
+// errors reach max_fe, or the frames reach max_frames, whichever comes first; frames a batch
+// simulated past that frame are ignored. Hence the counts depend only on (seed, point index) and
+// the rule, never on batch size, threads or backend. max_time_s (wall clock) and an interrupt also
+// end a point, at a batch boundary: such points are not reproducible, and say so (stop_reason).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gpufec/sim/family.hpp"
+#include "gpufec/sim/stats.hpp"
+
+namespace gpufec::sim {
+
+// Parses a sweep: comma-separated items, each a number or an inclusive range `first:last:step`
+// (step > 0, or < 0 for a descending range; `first:last` means step 1). "0:8:1" -> 0, 1, ..., 8;
+// "1e-3,1e-2" -> 0.001, 0.01. Throws invalid_argument naming the bad item.
+std::vector<double> parse_sweep(std::string_view text);
+
+// The seed of point `index`: a fixed mix (splitmix64) of the run seed and the index, so points draw
+// independent streams and a point's numbers do not depend on which other points are swept.
+std::uint64_t point_seed(std::uint64_t seed, std::uint64_t index);
+
+struct stop_rule {
+  std::uint64_t max_fe = 100;    // frame errors; 0 = no limit
+  std::uint64_t max_frames = 0;  // frames; 0 = no limit
+  double max_time_s = 0.0;       // seconds per point; 0 = no limit
+};
+
+struct options {
+  std::uint64_t seed = 0;
+  stop_rule stop;
+  std::size_t batch_frames = 0;  // frames per chain::run call; 0 = the chain's preferred batch
+  int threads = 0;               // OpenMP threads for CPU chains; 0 = OpenMP's default
+};
+
+enum class stop_reason { max_fe, max_frames, max_time, interrupted };
+std::string to_string(stop_reason r);
+
+// Counts of one point, fed frame by frame; knows when the stopping rule fires.
+class point_counter {
+ public:
+  point_counter(stop_rule rule, frame_shape shape);
+  // Adds outcomes in frame order until the rule fires; returns how many it took.
+  std::size_t add(std::span<const frame_outcome> outcomes);
+  bool done() const { return done_; }
+
+  std::uint64_t frames = 0, frame_errors = 0, bit_errors = 0, symbol_errors = 0, undecodable = 0;
+
+ private:
+  stop_rule rule_;
+  frame_shape shape_;
+  bool done_ = false;
+};
+
+struct point_result {
+  std::size_t index = 0;
+  double point = 0.0;
+  std::uint64_t seed = 0;  // point_seed(options.seed, index)
+  frame_shape shape;
+  std::uint64_t frames = 0, frame_errors = 0, bit_errors = 0, symbol_errors = 0, undecodable = 0;
+  std::uint64_t simulated_frames = 0;  // frames the chain ran, including those past the stop
+  double ber = 0, fer = 0, ser = 0;
+  interval ber_ci, fer_ci, ser_ci;  // Wilson 95%
+  double decoder_seconds = 0;       // sum of the decoder times the chain reported
+  double chain_seconds = 0;         // wall time inside chain::run
+  double wall_seconds = 0;          // whole point, chain construction included
+  double decoder_mbps = 0;          // simulated information bits / decoder_seconds / 1e6
+  double chain_mbps = 0;            // simulated information bits / chain_seconds / 1e6
+  stop_reason reason = stop_reason::max_fe;
+  std::vector<std::pair<std::string, std::string>> details;
+};
+
+// Live counts while a point runs (for a progress line).
+struct progress {
+  std::size_t index = 0;
+  double point = 0.0;
+  std::uint64_t frames = 0, frame_errors = 0, bit_errors = 0;
+  double seconds = 0.0;
+};
+
+// Receives the sweep as it happens; every method has a no-op default.
+class observer {
+ public:
+  virtual ~observer() = default;
+  virtual void on_progress(const progress&) {}
+  virtual void on_point(const point_result&) {}
+};
+
+struct sweep_result {
+  std::vector<point_result> points;
+  bool interrupted = false;
+};
+
+// Simulates one point. `interrupt` (may be null) is polled between batches.
+point_result run_point(const family& fam, double point, std::size_t index, const options& opt,
+                       const std::atomic<bool>* interrupt = nullptr, observer* obs = nullptr);
+// Simulates every point in order; an interrupt ends the current point and the sweep.
+sweep_result run_sweep(const family& fam, std::span<const double> points, const options& opt,
+                       observer* obs = nullptr, const std::atomic<bool>* interrupt = nullptr);
+
+}  // namespace gpufec::sim

@@ -1,0 +1,72 @@
+#include "gpufec/channel/awgn.hpp"
+
+#include <cmath>
+
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::channel {
+
+namespace {
+void require_finite(double v, const char* name) {
+  require(std::isfinite(v), name, " must be a finite number (", name, " = ", v, ")");
+}
+}  // namespace
+
+double esn0_from_ebn0(double ebn0_db, double rate, int bits_per_symbol) {
+  require_finite(ebn0_db, "Eb/N0");
+  require(std::isfinite(rate) && rate > 0.0 && rate <= 1.0,
+          "the code rate must lie in (0, 1] (rate = ", rate, ")");
+  require(bits_per_symbol >= 1,
+          "bits per symbol must be at least 1 (bits_per_symbol = ", bits_per_symbol, ")");
+  return ebn0_db + 10.0 * std::log10(rate * bits_per_symbol);
+}
+
+double sigma_from_esn0(double esn0_db) {
+  require_finite(esn0_db, "Es/N0");
+  return std::sqrt(1.0 / (2.0 * std::pow(10.0, esn0_db / 10.0)));
+}
+
+double sigma_from_ebn0(double ebn0_db, double rate, int bits_per_symbol) {
+  return sigma_from_esn0(esn0_from_ebn0(ebn0_db, rate, bits_per_symbol));
+}
+
+double int8_llr_scale(double sigma) {
+  require(std::isfinite(sigma) && sigma > 0.0, "sigma must be positive (sigma = ", sigma, ")");
+  return 127.0 / llr_from_sample(1.0 + 3.0 * sigma, sigma);
+}
+
+bpsk_awgn::bpsk_awgn(double sigma) : sigma_(sigma) {
+  require(std::isfinite(sigma) && sigma > 0.0,
+          "the AWGN noise deviation must be positive and finite (sigma = ", sigma, ")");
+}
+
+bpsk_awgn bpsk_awgn::from_ebn0(double ebn0_db, double rate, int bits_per_symbol) {
+  return bpsk_awgn(sigma_from_ebn0(ebn0_db, rate, bits_per_symbol));
+}
+
+bpsk_awgn bpsk_awgn::from_esn0(double esn0_db) {
+  return bpsk_awgn(sigma_from_esn0(esn0_db));
+}
+
+void bpsk_awgn::transmit(std::uint64_t seed, std::uint64_t frame,
+                         std::span<const std::uint8_t> bits, std::span<float> y) const {
+  require(bits.size() == y.size(), "transmit: ", bits.size(), " bits but ", y.size(), " outputs");
+  for (std::size_t i = 0; i < bits.size(); ++i)
+    y[i] = static_cast<float>(awgn_received(seed, frame, i, bits[i], sigma_));
+}
+
+void bpsk_awgn::llr(std::span<const float> y, std::span<float> out) const {
+  require(y.size() == out.size(), "llr: ", y.size(), " samples but ", out.size(), " outputs");
+  for (std::size_t i = 0; i < y.size(); ++i)
+    out[i] = static_cast<float>(llr_from_sample(y[i], sigma_));
+}
+
+void bpsk_awgn::llr_int8(std::span<const float> y, std::span<std::int8_t> out, double scale) const {
+  require(y.size() == out.size(), "llr_int8: ", y.size(), " samples but ", out.size(), " outputs");
+  require(std::isfinite(scale) && scale > 0.0,
+          "the int8 LLR scale must be positive (scale = ", scale, ")");
+  for (std::size_t i = 0; i < y.size(); ++i)
+    out[i] = llr_to_int8(llr_from_sample(y[i], sigma_), scale);
+}
+
+}  // namespace gpufec::channel

@@ -1,0 +1,183 @@
+#include "gpufec/sim/report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+
+#include "gpufec/common/device.hpp"
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::sim {
+
+run_description describe(const family& fam, const options& opt) {
+  return {fam.name(), fam.backend(), fam.sweep_name(), fam.parameters(), opt};
+}
+
+namespace {
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+std::string sci(double v) {
+  return fmt("%.3e", v);
+}
+
+std::string ci_text(const interval& ci) {
+  return sci(ci.lower) + "," + sci(ci.upper);
+}
+
+std::string pad_left(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s : std::string(w - s.size(), ' ') + s;
+}
+
+}  // namespace
+
+table_printer::table_printer(std::ostream& out, run_description run)
+    : out_(out), run_(std::move(run)) {}
+
+void table_printer::print_header() {
+  const auto b = get_build_info();
+  out_ << "# gpufec " << b.version << ": simulate " << run_.family << " on " << run_.backend
+       << "\n";
+  for (const auto& [key, value] : run_.parameters) out_ << "# " << key << " = " << value << "\n";
+  out_ << "# seed = " << run_.opt.seed << ", max-fe = " << run_.opt.stop.max_fe
+       << ", max-frames = " << run_.opt.stop.max_frames
+       << ", max-time = " << run_.opt.stop.max_time_s << " s (0 = no limit)\n";
+  out_ << "# BER/FER intervals: Wilson 95%; Dec Mb/s counts decoder time only\n#\n";
+  out_ << "# " << pad_left(run_.sweep_name, 8) << " | " << pad_left("FRA", 10) << " | "
+       << pad_left("BE", 10) << " | " << pad_left("FE", 8) << " | " << pad_left("BER", 9) << " | "
+       << pad_left("BER 95% CI", 19) << " | " << pad_left("FER", 9) << " | "
+       << pad_left("FER 95% CI", 19) << " | " << pad_left("Dec Mb/s", 9) << " | "
+       << pad_left("Chain Mb/s", 10) << " | " << pad_left("time s", 7) << " | stop\n";
+  out_ << "# " << std::string(150, '-') << "\n" << std::flush;
+}
+
+void table_printer::on_point(const point_result& r) {
+  if (r.shape.q_ary && !q_ary_) {
+    q_ary_ = true;  // SER appears on its own line so the columns stay the same for every family
+  }
+  out_ << "  " << pad_left(fmt("%.4g", r.point), 8) << " | "
+       << pad_left(std::to_string(r.frames), 10) << " | "
+       << pad_left(std::to_string(r.bit_errors), 10) << " | "
+       << pad_left(std::to_string(r.frame_errors), 8) << " | " << pad_left(sci(r.ber), 9) << " | "
+       << pad_left(ci_text(r.ber_ci), 19) << " | " << pad_left(sci(r.fer), 9) << " | "
+       << pad_left(ci_text(r.fer_ci), 19) << " | " << pad_left(fmt("%.2f", r.decoder_mbps), 9)
+       << " | " << pad_left(fmt("%.2f", r.chain_mbps), 10) << " | "
+       << pad_left(fmt("%.2f", r.wall_seconds), 7) << " | " << to_string(r.reason)
+       << (r.reason == stop_reason::interrupted ? " *" : "") << "\n";
+  if (r.shape.q_ary)
+    out_ << "  " << pad_left("", 8) << "   SER " << sci(r.ser) << " [" << ci_text(r.ser_ci)
+         << "], symbol errors " << r.symbol_errors << "\n";
+  if (r.undecodable > 0)
+    out_ << "  " << pad_left("", 8) << "   undecodable frames " << r.undecodable << "\n";
+  out_ << std::flush;
+}
+
+void table_printer::print_footer(const sweep_result& s) {
+  if (s.interrupted)
+    out_ << "# interrupted: * marks the point cut short, later points were not run\n";
+  out_ << std::flush;
+}
+
+nlohmann::json to_json(const run_description& run, const sweep_result& s) {
+  const auto b = get_build_info();
+  nlohmann::json j;
+  j["gpufec_version"] = b.version;
+  j["family"] = run.family;
+  j["backend"] = run.backend;
+  j["sweep"] = run.sweep_name;
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& [key, value] : run.parameters) params[key] = value;
+  j["parameters"] = params;
+  j["options"] = {{"seed", run.opt.seed},
+                  {"max_fe", run.opt.stop.max_fe},
+                  {"max_frames", run.opt.stop.max_frames},
+                  {"max_time_s", run.opt.stop.max_time_s},
+                  {"batch_frames", run.opt.batch_frames},
+                  {"threads", run.opt.threads}};
+  j["interrupted"] = s.interrupted;
+  nlohmann::json points = nlohmann::json::array();
+  for (const point_result& r : s.points) {
+    nlohmann::json p = {{"index", r.index},
+                        {"point", r.point},
+                        {"seed", r.seed},
+                        {"info_bits_per_frame", r.shape.info_bits},
+                        {"symbols_per_frame", r.shape.symbols},
+                        {"frames", r.frames},
+                        {"simulated_frames", r.simulated_frames},
+                        {"frame_errors", r.frame_errors},
+                        {"bit_errors", r.bit_errors},
+                        {"undecodable", r.undecodable},
+                        {"ber", r.ber},
+                        {"ber_ci95", {r.ber_ci.lower, r.ber_ci.upper}},
+                        {"fer", r.fer},
+                        {"fer_ci95", {r.fer_ci.lower, r.fer_ci.upper}},
+                        {"decoder_seconds", r.decoder_seconds},
+                        {"chain_seconds", r.chain_seconds},
+                        {"wall_seconds", r.wall_seconds},
+                        {"decoder_mbps", r.decoder_mbps},
+                        {"chain_mbps", r.chain_mbps},
+                        {"stop_reason", to_string(r.reason)}};
+    if (r.shape.q_ary) {
+      p["symbol_errors"] = r.symbol_errors;
+      p["ser"] = r.ser;
+      p["ser_ci95"] = {r.ser_ci.lower, r.ser_ci.upper};
+    }
+    nlohmann::json details = nlohmann::json::object();
+    for (const auto& [key, value] : r.details) details[key] = value;
+    p["details"] = details;
+    points.push_back(p);
+  }
+  j["points"] = points;
+  return j;
+}
+
+namespace {
+std::ofstream open_output(const std::string& path) {
+  std::ofstream out(path);
+  require<error>(out.good(), "cannot open output file '", path, "' for writing");
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+}  // namespace
+
+void write_json(const std::string& path, const run_description& run, const sweep_result& s) {
+  std::ofstream out = open_output(path);
+  out << to_json(run, s).dump(2) << "\n";
+  require<error>(out.good(), "failed writing '", path, "'");
+}
+
+void write_csv(const std::string& path, const run_description& run, const sweep_result& s) {
+  std::ofstream out = open_output(path);
+  out << "family,backend,sweep,seed,max_fe,max_frames,max_time_s";
+  for (const auto& [key, value] : run.parameters) out << "," << csv_field(key);
+  out << ",index,point,point_seed,frames,simulated_frames,frame_errors,bit_errors,symbol_errors,"
+         "undecodable,ber,ber_ci95_lower,ber_ci95_upper,fer,fer_ci95_lower,fer_ci95_upper,ser,"
+         "ser_ci95_lower,ser_ci95_upper,decoder_seconds,chain_seconds,wall_seconds,decoder_mbps,"
+         "chain_mbps,stop_reason\n";
+  out.precision(17);
+  for (const point_result& r : s.points) {
+    out << csv_field(run.family) << "," << run.backend << "," << csv_field(run.sweep_name) << ","
+        << run.opt.seed << "," << run.opt.stop.max_fe << "," << run.opt.stop.max_frames << ","
+        << run.opt.stop.max_time_s;
+    for (const auto& kv : run.parameters) out << "," << csv_field(kv.second);
+    out << "," << r.index << "," << r.point << "," << r.seed << "," << r.frames << ","
+        << r.simulated_frames << "," << r.frame_errors << "," << r.bit_errors << ","
+        << r.symbol_errors << "," << r.undecodable << "," << r.ber << "," << r.ber_ci.lower << ","
+        << r.ber_ci.upper << "," << r.fer << "," << r.fer_ci.lower << "," << r.fer_ci.upper << ","
+        << r.ser << "," << r.ser_ci.lower << "," << r.ser_ci.upper << "," << r.decoder_seconds
+        << "," << r.chain_seconds << "," << r.wall_seconds << "," << r.decoder_mbps << ","
+        << r.chain_mbps << "," << to_string(r.reason) << "\n";
+  }
+  require<error>(out.good(), "failed writing '", path, "'");
+}
+
+}  // namespace gpufec::sim

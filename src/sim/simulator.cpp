@@ -1,0 +1,156 @@
+#include "gpufec/sim/simulator.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::sim {
+
+std::string to_string(stop_reason r) {
+  switch (r) {
+    case stop_reason::max_fe:
+      return "max-fe";
+    case stop_reason::max_frames:
+      return "max-frames";
+    case stop_reason::max_time:
+      return "max-time";
+    case stop_reason::interrupted:
+      return "interrupted";
+  }
+  return "unknown";
+}
+
+point_counter::point_counter(stop_rule rule, frame_shape shape) : rule_(rule), shape_(shape) {}
+
+std::size_t point_counter::add(std::span<const frame_outcome> outcomes) {
+  std::size_t taken = 0;
+  for (const frame_outcome& o : outcomes) {
+    if (done_) break;
+    ++taken;
+    ++frames;
+    bit_errors += o.bit_errors;
+    symbol_errors += o.symbol_errors;
+    if (o.undecodable) ++undecodable;
+    if (o.undecodable || o.bit_errors > 0 || o.symbol_errors > 0) ++frame_errors;
+    done_ = (rule_.max_fe > 0 && frame_errors >= rule_.max_fe) ||
+            (rule_.max_frames > 0 && frames >= rule_.max_frames);
+  }
+  return taken;
+}
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+double seconds_since(steady::time_point t0) {
+  return std::chrono::duration<double>(steady::now() - t0).count();
+}
+
+double rate(std::uint64_t errors, std::uint64_t trials) {
+  return trials ? static_cast<double>(errors) / static_cast<double>(trials) : 0.0;
+}
+
+void validate(const options& opt) {
+  require(opt.stop.max_fe > 0 || opt.stop.max_frames > 0 || opt.stop.max_time_s > 0.0,
+          "no stopping rule: set at least one of max-fe, max-frames or max-time");
+  require(opt.stop.max_time_s >= 0.0,
+          "max-time must not be negative (max-time = ", opt.stop.max_time_s, ")");
+  require(opt.threads >= 0, "threads must not be negative (threads = ", opt.threads, ")");
+}
+
+}  // namespace
+
+point_result run_point(const family& fam, double point, std::size_t index, const options& opt,
+                       const std::atomic<bool>* interrupt, observer* obs) {
+  validate(opt);
+  if (opt.threads > 0) omp_set_num_threads(opt.threads);
+  const auto t0 = steady::now();
+  point_result r;
+  r.index = index;
+  r.point = point;
+  r.seed = point_seed(opt.seed, index);
+  const std::unique_ptr<chain> ch = fam.make_chain(point, r.seed);
+  r.shape = ch->shape();
+  r.details = ch->details();
+  const std::size_t batch =
+      std::max<std::size_t>(1, opt.batch_frames ? opt.batch_frames : ch->preferred_batch());
+
+  point_counter counter(opt.stop, r.shape);
+  std::vector<frame_outcome> outcomes;
+  std::uint64_t next_frame = 0;
+  r.reason = stop_reason::max_fe;
+  for (;;) {
+    if (counter.done()) {
+      r.reason = opt.stop.max_fe > 0 && counter.frame_errors >= opt.stop.max_fe
+                     ? stop_reason::max_fe
+                     : stop_reason::max_frames;
+      break;
+    }
+    if (interrupt && interrupt->load()) {
+      r.reason = stop_reason::interrupted;
+      break;
+    }
+    if (opt.stop.max_time_s > 0.0 && seconds_since(t0) >= opt.stop.max_time_s) {
+      r.reason = stop_reason::max_time;
+      break;
+    }
+    // Never run frames the frame limit could not count: saves work, cannot change the counts.
+    std::size_t n = batch;
+    if (opt.stop.max_frames > 0)
+      n = static_cast<std::size_t>(
+          std::min<std::uint64_t>(n, opt.stop.max_frames - counter.frames));
+    outcomes.assign(n, frame_outcome{});
+    const auto tc = steady::now();
+    r.decoder_seconds += ch->run(next_frame, outcomes);
+    r.chain_seconds += seconds_since(tc);
+    next_frame += n;
+    r.simulated_frames += n;
+    counter.add(outcomes);
+    if (obs)
+      obs->on_progress({index, point, counter.frames, counter.frame_errors, counter.bit_errors,
+                        seconds_since(t0)});
+  }
+
+  r.frames = counter.frames;
+  r.frame_errors = counter.frame_errors;
+  r.bit_errors = counter.bit_errors;
+  r.symbol_errors = counter.symbol_errors;
+  r.undecodable = counter.undecodable;
+  const std::uint64_t bits = r.frames * r.shape.info_bits;
+  const std::uint64_t symbols = r.frames * r.shape.symbols;
+  r.ber = rate(r.bit_errors, bits);
+  r.fer = rate(r.frame_errors, r.frames);
+  r.ser = rate(r.symbol_errors, symbols);
+  r.ber_ci = wilson_interval(std::min(r.bit_errors, bits), bits);
+  r.fer_ci = wilson_interval(r.frame_errors, r.frames);
+  r.ser_ci = wilson_interval(std::min(r.symbol_errors, symbols), symbols);
+  const double simulated_bits = static_cast<double>(r.simulated_frames * r.shape.info_bits);
+  r.decoder_mbps = r.decoder_seconds > 0 ? simulated_bits / r.decoder_seconds / 1e6 : 0.0;
+  r.chain_mbps = r.chain_seconds > 0 ? simulated_bits / r.chain_seconds / 1e6 : 0.0;
+  r.wall_seconds = seconds_since(t0);
+  return r;
+}
+
+sweep_result run_sweep(const family& fam, std::span<const double> points, const options& opt,
+                       observer* obs, const std::atomic<bool>* interrupt) {
+  validate(opt);
+  sweep_result out;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (interrupt && interrupt->load()) {
+      out.interrupted = true;
+      break;
+    }
+    out.points.push_back(run_point(fam, points[i], i, opt, interrupt, obs));
+    if (obs) obs->on_point(out.points.back());
+    if (out.points.back().reason == stop_reason::interrupted) {
+      out.interrupted = true;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpufec::sim
