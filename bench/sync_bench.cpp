@@ -14,8 +14,10 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string json;
   for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--quick")) quick = true;
-    else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) json = argv[++a];
+    if (!std::strcmp(argv[a], "--quick"))
+      quick = true;
+    else if (!std::strcmp(argv[a], "--json") && a + 1 < argc)
+      json = argv[++a];
     else {
       std::cerr << "usage: sync_bench [--quick] [--json FILE]\n";
       return 2;
@@ -30,7 +32,7 @@ int main(int argc, char** argv) {
       for (int q : {2, 8, 128, 512})
         for (double p : {1e-3, 1e-2}) {
           const int n = 2 * static_cast<int>(std::log2(q));  // half-rate codewords (n, q)
-          cfg.points.push_back({q, n, 210, p});  // Fig. 17: over q
+          cfg.points.push_back({q, n, 210, p});              // Fig. 17: over q
         }
     }
     cfg.gpu_batches = {1, 100, 1000};

@@ -46,7 +46,8 @@ inline std::vector<double> prefix_likelihoods(const std::vector<std::uint8_t>& x
                                               std::span<const std::uint8_t> y,
                                               const bsid_params& ch) {
   const std::size_t tau = x.size(), rho = y.size();
-  const double ins = ch.Pi / 2, del = ch.Pd, match = ch.Pt() * (1 - ch.Ps), mismatch = ch.Pt() * ch.Ps;
+  const double ins = ch.Pi / 2, del = ch.Pd, match = ch.Pt() * (1 - ch.Ps),
+               mismatch = ch.Pt() * ch.Ps;
   std::vector<double> prev(rho + 1, 0.0), cur(rho + 1, 0.0);
   prev[0] = 1;
   for (std::size_t j = 1; j <= rho; ++j) prev[j] = ins * prev[j - 1];

@@ -115,7 +115,8 @@ TEST(SyncDecoder, FloatLatticeCloseToBruteForce) {
   decode_output out;
   plan.decode(data.received.view(), out);
   for (std::size_t f = 0; f < data.received.frames(); ++f) {
-    const auto expect = brute_force_app(code, ch, data.received.frame(f), true, plan.summary().frame);
+    const auto expect =
+        brute_force_app(code, ch, data.received.frame(f), true, plan.summary().frame);
     for (std::size_t k = 0; k < expect.size(); ++k)
       EXPECT_NEAR(out.frame_app(f)[k], expect[k], 2e-6);
   }

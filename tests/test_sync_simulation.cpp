@@ -34,8 +34,8 @@ totals simulate(const sim_setup& s, double p, std::uint64_t seed, std::size_t fr
 
 // Reference error rates of this exact configuration (q=8, n=5, N=50, random codebooks seed 2024,
 // Pi=Pd=0.01, Ps=0.002, Pr=1e-10), measured once over 10000 frames (chain seed 99, frames 0..9999,
-// commit of this test): FER 0.880300, SER 0.047174. A run of 400 frames with another seed must agree
-// within 4 sigma.
+// commit of this test): FER 0.880300, SER 0.047174. A run of 400 frames with another seed must
+// agree within 4 sigma.
 constexpr double REF_FER = 0.880300;
 constexpr double REF_SER = 0.047174;
 

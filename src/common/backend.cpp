@@ -14,9 +14,12 @@ backend parse_backend(std::string_view name) {
 
 std::string to_string(backend b) {
   switch (b) {
-    case backend::cpu: return "cpu";
-    case backend::cuda: return "cuda";
-    case backend::automatic: return "auto";
+    case backend::cpu:
+      return "cpu";
+    case backend::cuda:
+      return "cuda";
+    case backend::automatic:
+      return "auto";
   }
   return "?";
 }

@@ -10,7 +10,8 @@
 
 namespace gpufec::cuda {
 
-[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+[[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file,
+                                   int line);
 bool debug_sync_enabled();
 
 inline void check(cudaError_t status, const char* call, const char* file, int line) {

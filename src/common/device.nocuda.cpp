@@ -3,8 +3,14 @@
 
 namespace gpufec {
 
-int cuda_runtime_version() { return 0; }
-int cuda_device_count() { return 0; }
-std::vector<cuda_device_info> cuda_devices() { return {}; }
+int cuda_runtime_version() {
+  return 0;
+}
+int cuda_device_count() {
+  return 0;
+}
+std::vector<cuda_device_info> cuda_devices() {
+  return {};
+}
 
 }  // namespace gpufec

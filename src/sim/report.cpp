@@ -72,6 +72,11 @@ void table_printer::on_point(const point_result& r) {
          << "], symbol errors " << r.symbol_errors << "\n";
   if (r.undecodable > 0)
     out_ << "  " << pad_left("", 8) << "   undecodable frames " << r.undecodable << "\n";
+  if (!r.details.empty()) {  // the family's per-point facts (state-space sizes, memory, ...)
+    out_ << "  " << pad_left("", 8) << "  ";
+    for (const auto& [key, value] : r.details) out_ << " " << key << "=" << value;
+    out_ << "\n";
+  }
   out_ << std::flush;
 }
 

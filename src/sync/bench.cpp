@@ -26,7 +26,8 @@ struct frames {
 };
 
 // The simulator's frames (same streams): frame f of `seed`.
-frames make_frames(const tvb_code& code, const bsid_params& ch, std::uint64_t seed, std::size_t count) {
+frames make_frames(const tvb_code& code, const bsid_params& ch, std::uint64_t seed,
+                   std::size_t count) {
   frames out;
   out.messages.resize(count * code.N());
   std::vector<std::uint8_t> x(code.tau()), y;
@@ -76,7 +77,8 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
       b.push_back(data.received.frame(f));
       const auto t0 = std::chrono::steady_clock::now();
       cpu.decode(b.view(), one);
-      per_frame.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      per_frame.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       cpu_out.decisions.insert(cpu_out.decisions.end(), one.decisions.begin(), one.decisions.end());
     }
     omp_set_num_threads(saved_threads);
@@ -110,9 +112,10 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
         splits.push_back(gpu.last_timings());
       }
       const double med = median(totals);
-      const auto& split = *std::min_element(splits.begin(), splits.end(), [&](const auto& x, const auto& y) {
-        return std::abs(x.total - med) < std::abs(y.total - med);
-      });
+      const auto& split =
+          *std::min_element(splits.begin(), splits.end(), [&](const auto& x, const auto& y) {
+            return std::abs(x.total - med) < std::abs(y.total - med);
+          });
       bench_row g;
       g.point = pt;
       g.backend = "cuda";
@@ -130,7 +133,8 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
       g.transfer = split.transfer / split.total;
       g.symbol_errors = count_errors(out, data.messages, b);
       const std::size_t common = std::min(b, cfg.cpu_frames) * pt.N;
-      g.matches_cpu = std::equal(out.decisions.begin(), out.decisions.begin() + common, cpu_out.decisions.begin());
+      g.matches_cpu = std::equal(out.decisions.begin(), out.decisions.begin() + common,
+                                 cpu_out.decisions.begin());
       rows.push_back(g);
     }
   }
@@ -139,24 +143,26 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
 
 std::string format_table(const std::vector<bench_row>& rows) {
   std::ostringstream os;
-  os << std::left << std::setw(6) << "q" << std::setw(4) << "n" << std::setw(6) << "N" << std::setw(8) << "p"
-     << std::setw(16) << "backend" << std::right << std::setw(6) << "batch" << std::setw(6) << "M_tau"
-     << std::setw(5) << "M_n" << std::setw(8) << "storage" << std::setw(12) << "frames/s" << std::setw(11)
-     << "info Mb/s" << std::setw(10) << "speedup" << std::setw(22) << "gamma/ab/L/copy %" << std::setw(9)
-     << "sym.err" << std::setw(7) << "==cpu" << "\n";
+  os << std::left << std::setw(6) << "q" << std::setw(4) << "n" << std::setw(6) << "N"
+     << std::setw(8) << "p" << std::setw(16) << "backend" << std::right << std::setw(6) << "batch"
+     << std::setw(6) << "M_tau" << std::setw(5) << "M_n" << std::setw(8) << "storage"
+     << std::setw(12) << "frames/s" << std::setw(11) << "info Mb/s" << std::setw(10) << "speedup"
+     << std::setw(22) << "gamma/ab/L/copy %" << std::setw(9) << "sym.err" << std::setw(7) << "==cpu"
+     << "\n";
   for (const auto& r : rows) {
     std::ostringstream split;
     if (r.backend == "cuda")
-      split << std::fixed << std::setprecision(0) << 100 * r.gamma << "/" << 100 * r.fb << "/" << 100 * r.app
-            << "/" << 100 * r.transfer;
+      split << std::fixed << std::setprecision(0) << 100 * r.gamma << "/" << 100 * r.fb << "/"
+            << 100 * r.app << "/" << 100 * r.transfer;
     else
       split << "-";
-    os << std::left << std::setw(6) << r.point.q << std::setw(4) << r.point.n << std::setw(6) << r.point.N
-       << std::setw(8) << r.point.p << std::setw(16) << r.backend << std::right << std::setw(6) << r.batch
-       << std::setw(6) << r.M_tau << std::setw(5) << r.M_n << std::setw(8) << r.storage << std::setw(12)
-       << std::setprecision(4) << r.frames_per_s << std::setw(11) << r.info_mbps << std::setw(10)
-       << std::setprecision(4) << r.speedup << std::setw(22) << split.str() << std::setw(9) << r.symbol_errors
-       << std::setw(7) << (r.matches_cpu ? "yes" : "NO") << "\n";
+    os << std::left << std::setw(6) << r.point.q << std::setw(4) << r.point.n << std::setw(6)
+       << r.point.N << std::setw(8) << r.point.p << std::setw(16) << r.backend << std::right
+       << std::setw(6) << r.batch << std::setw(6) << r.M_tau << std::setw(5) << r.M_n
+       << std::setw(8) << r.storage << std::setw(12) << std::setprecision(4) << r.frames_per_s
+       << std::setw(11) << r.info_mbps << std::setw(10) << std::setprecision(4) << r.speedup
+       << std::setw(22) << split.str() << std::setw(9) << r.symbol_errors << std::setw(7)
+       << (r.matches_cpu ? "yes" : "NO") << "\n";
   }
   return os.str();
 }
@@ -164,18 +170,36 @@ std::string format_table(const std::vector<bench_row>& rows) {
 nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& cfg) {
   nlohmann::json j;
   const auto b = get_build_info();
-  j["build"] = {{"version", b.version}, {"cuda", b.cuda}, {"cuda_architectures", b.cuda_architectures}};
+  j["build"] = {
+      {"version", b.version}, {"cuda", b.cuda}, {"cuda_architectures", b.cuda_architectures}};
   for (const auto& d : cuda_devices())
-    j["devices"].push_back({{"name", d.name}, {"sm_count", d.sm_count}, {"memory", d.total_memory}});
-  j["config"] = {{"cpu_frames", cfg.cpu_frames}, {"cpu_threads", cfg.cpu_threads}, {"repeats", cfg.repeats},
-                 {"seed", cfg.seed}, {"storage", to_string(cfg.storage)}, {"gpu_batches", cfg.gpu_batches}};
+    j["devices"].push_back(
+        {{"name", d.name}, {"sm_count", d.sm_count}, {"memory", d.total_memory}});
+  j["config"] = {{"cpu_frames", cfg.cpu_frames},
+                 {"cpu_threads", cfg.cpu_threads},
+                 {"repeats", cfg.repeats},
+                 {"seed", cfg.seed},
+                 {"storage", to_string(cfg.storage)},
+                 {"gpu_batches", cfg.gpu_batches}};
   for (const auto& r : rows)
-    j["rows"].push_back({{"q", r.point.q}, {"n", r.point.n}, {"N", r.point.N}, {"p", r.point.p},
-                         {"backend", r.backend}, {"batch", r.batch}, {"M_tau", r.M_tau}, {"M_n", r.M_n},
-                         {"storage", r.storage}, {"seconds_per_frame", r.seconds_per_frame},
-                         {"frames_per_s", r.frames_per_s}, {"info_mbps", r.info_mbps}, {"speedup", r.speedup},
-                         {"fraction_gamma", r.gamma}, {"fraction_alpha_beta", r.fb}, {"fraction_L", r.app},
-                         {"fraction_transfer", r.transfer}, {"symbol_errors", r.symbol_errors},
+    j["rows"].push_back({{"q", r.point.q},
+                         {"n", r.point.n},
+                         {"N", r.point.N},
+                         {"p", r.point.p},
+                         {"backend", r.backend},
+                         {"batch", r.batch},
+                         {"M_tau", r.M_tau},
+                         {"M_n", r.M_n},
+                         {"storage", r.storage},
+                         {"seconds_per_frame", r.seconds_per_frame},
+                         {"frames_per_s", r.frames_per_s},
+                         {"info_mbps", r.info_mbps},
+                         {"speedup", r.speedup},
+                         {"fraction_gamma", r.gamma},
+                         {"fraction_alpha_beta", r.fb},
+                         {"fraction_L", r.app},
+                         {"fraction_transfer", r.transfer},
+                         {"symbol_errors", r.symbol_errors},
                          {"matches_cpu", r.matches_cpu}});
   return j;
 }

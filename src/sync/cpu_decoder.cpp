@@ -29,7 +29,8 @@ class cpu_engine final : public decoder_engine {
   std::size_t allocated_bytes() const override {
     std::size_t bytes = 0;
     for (const auto& w : workspaces_)
-      bytes += w.gamma.size() * sizeof(real) + (w.gsum.size() + w.alpha.size() + w.beta.size()) * 8 +
+      bytes += w.gamma.size() * sizeof(real) +
+               (w.gsum.size() + w.alpha.size() + w.beta.size()) * 8 +
                (w.row_a.size() + w.row_b.size() + w.qv.size()) * sizeof(real);
     return bytes;
   }
@@ -58,9 +59,15 @@ class cpu_engine final : public decoder_engine {
     std::vector<double> prior, acc;
   };
 
-  bool global() const { return storage_ == storage_mode::global; }
-  std::size_t gamma_block() const { return static_cast<std::size_t>(g_.M_tau) * g_.M_n * g_.q; }
-  std::size_t gsum_block() const { return static_cast<std::size_t>(g_.M_tau) * g_.M_n; }
+  bool global() const {
+    return storage_ == storage_mode::global;
+  }
+  std::size_t gamma_block() const {
+    return static_cast<std::size_t>(g_.M_tau) * g_.M_n * g_.q;
+  }
+  std::size_t gsum_block() const {
+    return static_cast<std::size_t>(g_.M_tau) * g_.M_n;
+  }
 
   void prepare(workspace& w) const {
     if (!w.alpha.empty()) return;
@@ -144,7 +151,9 @@ class cpu_engine final : public decoder_engine {
         const auto [d0, d1] = drift_change_range(g_, mp, rho, i);
         for (int d = d0; d <= d1; ++d) next[mp + d] += a[mp] * gs[mp * Mn + (d - dlo)];
       }
-      if (!normalize(next, M)) return fail("the received sequence has zero probability under the channel model (forward pass)");
+      if (!normalize(next, M))
+        return fail(
+            "the received sequence has zero probability under the channel model (forward pass)");
     }
 
     // Backward pass (5): beta_N is the frame-end prior.
@@ -185,14 +194,17 @@ class cpu_engine final : public decoder_engine {
       double* app = out.app.data() + (static_cast<std::size_t>(f) * N + i) * q;
       double total = 0;
       for (int D = 0; D < q; ++D) total += app[D] = w.prior[D] * w.acc[D];
-      if (!(total > 0)) return fail("the received sequence has zero probability under the channel model (APP)");
+      if (!(total > 0))
+        return fail("the received sequence has zero probability under the channel model (APP)");
       std::uint32_t best = 0;
       for (int D = 0; D < q; ++D) {
         app[D] /= total;
         if (app[D] > app[best]) best = static_cast<std::uint32_t>(D);
       }
       out.decisions[static_cast<std::size_t>(f) * N + i] = best;
-      if (!normalize(b, M)) return fail("the received sequence has zero probability under the channel model (backward pass)");
+      if (!normalize(b, M))
+        return fail(
+            "the received sequence has zero probability under the channel model (backward pass)");
     }
 
     // Drift posterior at codeword boundaries: lambda_i(m) = alpha_i(m) beta_i(m), normalized.

@@ -10,8 +10,8 @@ namespace gpufec::sync {
 namespace {
 
 // One thread per frame k of the chunk: frame index first + k.
-__global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, int count, int q, int N, int n,
-                               long long tau, const std::uint32_t* codewords, bsid_params ch,
+__global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, int count, int q, int N,
+                               int n, long long tau, const std::uint32_t* codewords, bsid_params ch,
                                std::uint8_t* x_scratch, std::uint8_t* y, std::size_t capacity,
                                long long* offsets, long long* rho_out, int* status, int lo, int hi,
                                int end_known) {
@@ -28,17 +28,22 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, int coun
   const std::size_t rho = bsid_transmit(ch, x, static_cast<std::size_t>(tau), chan,
                                         y + static_cast<std::size_t>(k) * capacity, capacity);
   offsets[k] = static_cast<long long>(k) * static_cast<long long>(capacity);
-  if (k == count - 1) offsets[count] = static_cast<long long>(count) * static_cast<long long>(capacity);
+  if (k == count - 1)
+    offsets[count] = static_cast<long long>(count) * static_cast<long long>(capacity);
   const long long r = static_cast<long long>(rho), drift = r - tau;
   rho_out[k] = r;
-  const bool ok = rho > 0 && rho <= capacity && (end_known ? drift >= lo && drift <= hi : drift >= lo);
+  const bool ok =
+      rho > 0 && rho <= capacity && (end_known ? drift >= lo && drift <= hi : drift >= lo);
   status[k] = ok ? cuda_detail::status_ok : cuda_detail::status_skip;
 }
 
 class cuda_chain final : public sim::chain {
  public:
   cuda_chain(const sim_setup& s, const bsid_params& ch, std::uint64_t seed)
-      : setup_(s), channel_(ch), seed_(seed), plan_(s.code, ch, s.options, backend::cuda, 4096),
+      : setup_(s),
+        channel_(ch),
+        seed_(seed),
+        plan_(s.code, ch, s.options, backend::cuda, 4096),
         engine_(dynamic_cast<cuda_detail::cuda_engine&>(plan_.engine())) {
     x_.resize(engine_.chunk() * static_cast<std::size_t>(s.code.tau()));
   }
@@ -68,9 +73,10 @@ class cuda_chain final : public sim::chain {
       const int count = static_cast<int>(std::min(engine_.chunk(), outcomes.size() - begin));
       const int threads = 128;
       channel_kernel<<<(count + threads - 1) / threads, threads, 0, engine_.stream()>>>(
-          seed_, first + begin, count, code.q(), N, code.n(), code.tau(), engine_.device_codewords(),
-          channel_, x_.get(), engine_.y(), engine_.capacity(), engine_.offsets(), engine_.rho(),
-          engine_.status(), lim.lo, lim.hi, setup_.options.end_known);
+          seed_, first + begin, count, code.q(), N, code.n(), code.tau(),
+          engine_.device_codewords(), channel_, x_.get(), engine_.y(), engine_.capacity(),
+          engine_.offsets(), engine_.rho(), engine_.status(), lim.lo, lim.hi,
+          setup_.options.end_known);
       GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
       out_.decisions.resize(static_cast<std::size_t>(count) * N);
       out_.decoded.assign(count, 1);
@@ -81,13 +87,15 @@ class cuda_chain final : public sim::chain {
       seconds += engine_.timings().total;
       // Frames the channel kernel flagged are undecodable: read the statuses back with them.
       status_.resize(count);
-      GPUFEC_CUDA_CHECK(cudaMemcpy(status_.data(), engine_.status(), count * sizeof(int), cudaMemcpyDeviceToHost));
+      GPUFEC_CUDA_CHECK(cudaMemcpy(status_.data(), engine_.status(), count * sizeof(int),
+                                   cudaMemcpyDeviceToHost));
       message_.resize(N);
       for (int k = 0; k < count; ++k) {
         detail::draw_message(seed_, first + begin + k, code.q(), message_.data(), N);
         const bool decoded = status_[k] == cuda_detail::status_ok && out_.decoded[k];
-        outcomes[begin + k] = detail::score_frame(out_.decisions.data() + static_cast<std::size_t>(k) * N,
-                                                  message_.data(), N, code.q(), decoded);
+        outcomes[begin + k] =
+            detail::score_frame(out_.decisions.data() + static_cast<std::size_t>(k) * N,
+                                message_.data(), N, code.q(), decoded);
       }
     }
     return seconds;

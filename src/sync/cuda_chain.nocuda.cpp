@@ -4,7 +4,8 @@
 namespace gpufec::sync::detail {
 
 std::unique_ptr<sim::chain> make_cuda_chain(const sim_setup&, const bsid_params&, std::uint64_t) {
-  throw invalid_argument("the CUDA sync simulation was requested but gpufec was built without CUDA");
+  throw invalid_argument(
+      "the CUDA sync simulation was requested but gpufec was built without CUDA");
 }
 
 }  // namespace gpufec::sync::detail

@@ -13,12 +13,15 @@ namespace {
 
 constexpr int target_threads = 256;  // block size aimed for before occupancy checks
 
-int round_up(int v, int m) { return (v + m - 1) / m * m; }
+int round_up(int v, int m) {
+  return (v + m - 1) / m * m;
+}
 
 template <class Kernel>
 int occupancy(Kernel kernel, int threads, std::size_t shared) {
   int blocks = 0;
-  GPUFEC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
+  GPUFEC_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, shared));
   return blocks;
 }
 
@@ -81,7 +84,8 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
       masks[static_cast<std::size_t>(i) * g.q + D] = m;
     }
   codewords_.resize(masks.size());
-  GPUFEC_CUDA_CHECK(cudaMemcpy(codewords_.get(), masks.data(), masks.size() * 4, cudaMemcpyHostToDevice));
+  GPUFEC_CUDA_CHECK(
+      cudaMemcpy(codewords_.get(), masks.data(), masks.size() * 4, cudaMemcpyHostToDevice));
   if (!g.end_known) {
     end_prior_.resize(g.end_prior.size());
     GPUFEC_CUDA_CHECK(cudaMemcpy(end_prior_.get(), g.end_prior.data(), g.end_prior.size() * 8,
@@ -96,13 +100,15 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   const std::size_t global_fit = std::min(limit, budget / bytes_per_frame(true));
   const std::size_t local_fit = std::min(limit, budget / bytes_per_frame(false));
   if (storage == storage_mode::automatic)
-    storage = global_fit >= std::min<std::size_t>(limit, 8) ? storage_mode::global : storage_mode::local;
+    storage =
+        global_fit >= std::min<std::size_t>(limit, 8) ? storage_mode::global : storage_mode::local;
   global_ = storage == storage_mode::global;
   std::size_t frames = global_ ? global_fit : local_fit;
   if (frames == 0)
-    throw out_of_memory(cat("the CUDA sync decoder needs ", bytes_per_frame(global_), " bytes per frame with ",
-                            to_string(storage), " storage but the budget is ", budget, " bytes (",
-                            free_bytes, " free on the device)"));
+    throw out_of_memory(cat("the CUDA sync decoder needs ", bytes_per_frame(global_),
+                            " bytes per frame with ", to_string(storage),
+                            " storage but the budget is ", budget, " bytes (", free_bytes,
+                            " free on the device)"));
   // An allocation can still fail (fragmentation, other processes): halve the chunk, then try
   // local storage when the storage was chosen automatically.
   const bool may_switch = options.storage == storage_mode::automatic;
@@ -135,9 +141,9 @@ std::size_t cuda_engine::bytes_per_frame(bool global) const {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q;
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   return (global ? N * M * Mn * q * real_bytes : 0) + N * M * Mn * 8  // gamma, gsum
-         + 3 * (N + 1) * M * 8                                           // alpha, beta, lambda
-         + N * q * 8 * 2 + N * 4                                         // app, priors, decisions
-         + capacity_ + 2 * 8 + 4;                                        // y, offsets, rho, status
+         + 3 * (N + 1) * M * 8                                        // alpha, beta, lambda
+         + N * q * 8 * 2 + N * 4                                      // app, priors, decisions
+         + capacity_ + 2 * 8 + 4;                                     // y, offsets, rho, status
 }
 
 void cuda_engine::allocate(std::size_t frames) {
@@ -176,7 +182,8 @@ void cuda_engine::choose_shapes() {
     if (Bx < 32) lane_options.push_back(Bx);
     if (lane_options.back() != 1) lane_options.push_back(1);
     for (int lanes : lane_options) {
-      for (int states = std::clamp(target_threads / lanes, 1, max_states); states >= 1; states /= 2) {
+      for (int states = std::clamp(target_threads / lanes, 1, max_states); states >= 1;
+           states /= 2) {
         const std::size_t shared = shared_of(lanes, states);
         if (shared > shared_optin_) continue;
         allow_shared(kernel, shared);
@@ -186,7 +193,8 @@ void cuda_engine::choose_shapes() {
       }
       if (best.threads) break;
     }
-    require<out_of_memory>(best.threads > 0, "the lattice rows need more shared memory than the device's ",
+    require<out_of_memory>(best.threads > 0,
+                           "the lattice rows need more shared memory than the device's ",
                            shared_optin_, " bytes per block (row of ", g_.row_len, " values)");
     allow_shared(kernel, best.shared);
     return best;
@@ -202,7 +210,8 @@ void cuda_engine::choose_shapes() {
     gamma_shape_ = pick(gamma_kernel<float>, Bx, g_.M, gamma_shared);
   auto app_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
-    return 8 * static_cast<std::size_t>(states) * g_.q + (global_ ? 0 : real_bytes * g_.row_len * T);
+    return 8 * static_cast<std::size_t>(states) * g_.q +
+           (global_ ? 0 : real_bytes * g_.row_len * T);
   };
   if (f64_lattice_)
     app_shape_ = pick(app_kernel<double>, Bx, g_.M, app_shared);
@@ -217,21 +226,23 @@ void cuda_engine::choose_shapes() {
 std::vector<std::string> cuda_engine::kernel_shapes() const {
   auto line = [&](const char* name, const launch_shape& s, const std::string& grid) {
     std::ostringstream os;
-    os << name << ": block " << s.threads << " (" << s.Bx << " D lanes x " << s.By << " states), grid "
-       << grid << ", shared " << s.shared << " B, " << s.blocks_per_sm << " blocks/SM on " << sm_count_
-       << " SMs";
+    os << name << ": block " << s.threads << " (" << s.Bx << " D lanes x " << s.By
+       << " states), grid " << grid << ", shared " << s.shared << " B, " << s.blocks_per_sm
+       << " blocks/SM on " << sm_count_ << " SMs";
     return os.str();
   };
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
   return {line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
           line("alpha/beta", fb_shape_, "frames x 2 (persistent over i)"),
-          line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_, cat(g_.N, " x frames")),
+          line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
+               cat(g_.N, " x frames")),
           cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
               max_batch_)};
 }
 
 void cuda_engine::launch(int count) {
-  device_frames b{y_.get(), offsets_.get(), rho_.get(), priors_.size() ? priors_.get() : nullptr,
+  device_frames b{y_.get(),      offsets_.get(),
+                  rho_.get(),    priors_.size() ? priors_.get() : nullptr,
                   status_.get(), count};
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
   const dim3 gamma_grid(static_cast<unsigned>(g_.N * tiles), static_cast<unsigned>(count));
@@ -247,15 +258,16 @@ void cuda_engine::launch(int count) {
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(events_[2], stream_));
   fb_kernel<<<dim3(static_cast<unsigned>(count), 2), fb_shape_.threads, 0, stream_>>>(
-      g_, b, gsum_.get(), alpha_.get(), beta_.get(), end_prior_.size() ? end_prior_.get() : nullptr);
+      g_, b, gsum_.get(), alpha_.get(), beta_.get(),
+      end_prior_.size() ? end_prior_.get() : nullptr);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(events_[3], stream_));
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(count));
   if (f64_lattice_)
     app_kernel<double><<<app_grid, app_shape_.threads, app_shape_.shared, stream_>>>(
         g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
-        global_ ? reinterpret_cast<const double*>(gamma_.get()) : nullptr, alpha_.get(), beta_.get(),
-        app_.get(), decisions_.get(), lambda_.get());
+        global_ ? reinterpret_cast<const double*>(gamma_.get()) : nullptr, alpha_.get(),
+        beta_.get(), app_.get(), decisions_.get(), lambda_.get());
   else
     app_kernel<float><<<app_grid, app_shape_.threads, app_shape_.shared, stream_>>>(
         g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
@@ -265,7 +277,9 @@ void cuda_engine::launch(int count) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(events_[4], stream_));
 }
 
-void cuda_engine::record_start() { GPUFEC_CUDA_CHECK(cudaEventRecord(events_[0], stream_)); }
+void cuda_engine::record_start() {
+  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+}
 
 void cuda_engine::run_loaded(int count, const double* host_priors, decode_output& out,
                              std::size_t first, bool full_output) {
@@ -281,13 +295,14 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   host_status_.resize(count);
   GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_status_.data(), status_.get(), count * sizeof(int),
                                     cudaMemcpyDeviceToHost, stream_));
-  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + first * N, decisions_.get(), count * N * 4,
-                                    cudaMemcpyDeviceToHost, stream_));
+  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + first * N, decisions_.get(),
+                                    count * N * 4, cudaMemcpyDeviceToHost, stream_));
   if (full_output) {
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.app.data() + first * N * q, app_.get(), count * N * q * 8,
                                       cudaMemcpyDeviceToHost, stream_));
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + first * (N + 1) * M, lambda_.get(),
-                                      count * (N + 1) * M * 8, cudaMemcpyDeviceToHost, stream_));
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + first * (N + 1) * M,
+                                      lambda_.get(), count * (N + 1) * M * 8,
+                                      cudaMemcpyDeviceToHost, stream_));
   }
   GPUFEC_CUDA_CHECK(cudaEventRecord(events_[5], stream_));
   GPUFEC_CUDA_CHECK(cudaEventSynchronize(events_[5]));
@@ -302,7 +317,9 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   timings_.app += seconds(3, 4);
   timings_.total += seconds(0, 5);
   static const char* const reasons[] = {
-      "", "", "the received sequence has zero probability under the channel model (forward pass)",
+      "",
+      "",
+      "the received sequence has zero probability under the channel model (forward pass)",
       "the received sequence has zero probability under the channel model (backward pass)",
       "the received sequence has zero probability under the channel model (APP)",
       "no frame end within the drift limits"};
@@ -335,10 +352,12 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
     }
     host_offsets_[count] = static_cast<long long>(count * capacity_);
     record_start();
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(y_.get(), host_y_.data(), host_y_.size(), cudaMemcpyHostToDevice, stream_));
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(y_.get(), host_y_.data(), host_y_.size(), cudaMemcpyHostToDevice, stream_));
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(offsets_.get(), host_offsets_.data(), (count + 1) * 8,
                                       cudaMemcpyHostToDevice, stream_));
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(rho_.get(), host_rho_.data(), count * 8, cudaMemcpyHostToDevice, stream_));
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(rho_.get(), host_rho_.data(), count * 8, cudaMemcpyHostToDevice, stream_));
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(status_.get(), host_status_.data(), count * sizeof(int),
                                       cudaMemcpyHostToDevice, stream_));
     run_loaded(count, priors ? priors + first * per_prior : nullptr, out, first, true);

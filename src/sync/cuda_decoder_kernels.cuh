@@ -35,11 +35,13 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
     const std::uint8_t* y = b.y + b.offsets[f] + s.start;
     for (int D = tx; D < g.q; D += Bx) {
       const bool valid = s.d0 <= s.d1;
-      if (valid) run_lattice<real>(g, codewords[static_cast<std::size_t>(i) * g.q + D], y, s.mu, row, T);
+      if (valid)
+        run_lattice<real>(g, codewords[static_cast<std::size_t>(i) * g.q + D], y, s.mu, row, T);
       const double p = prior_of(b, g, f, i, D);
       for (int k = 0; k < g.Mn; ++k) {
         const int delta = g.clo + k;
-        const real r = valid && delta >= s.d0 && delta <= s.d1 ? row[(delta - g.row_min) * T] : real(0);
+        const real r =
+            valid && delta >= s.d0 && delta <= s.d1 ? row[(delta - g.row_min) * T] : real(0);
         if (gamma) gamma[(block_ofs + k) * g.q + D] = r;
         partial[k * T] += p * static_cast<double>(r);
       }
@@ -142,8 +144,9 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
 // last block).
 template <class real>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
-                           int Bx, int Bz, const real* gamma, const double* alpha, const double* beta,
-                           double* app, std::uint32_t* decisions, double* lambda) {
+                           int Bx, int Bz, const real* gamma, const double* alpha,
+                           const double* beta, double* app, std::uint32_t* decisions,
+                           double* lambda) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double scratch[32];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, tz = t / Bx;
@@ -168,9 +171,12 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
         for (int delta = s.d0; delta <= s.d1; ++delta) {
           const double w = a[mp] * b1[mp + delta];
           if (w == 0) continue;
-          const real r = gamma ? gamma[((((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) +
-                                        (delta - g.clo)) * g.q + D]
-                               : row[(delta - g.row_min) * T];
+          const real r =
+              gamma ? gamma[((((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) +
+                             (delta - g.clo)) *
+                                g.q +
+                            D]
+                    : row[(delta - g.row_min) * T];
           sum += w * static_cast<double>(r);
         }
       }

@@ -12,10 +12,10 @@ namespace gpufec::sync::cuda_detail {
 
 // One kernel's launch shape and where it came from.
 struct launch_shape {
-  int threads = 0;             // block size
-  int Bx = 0, By = 0;          // D lanes x states per block
-  std::size_t shared = 0;      // dynamic shared memory, bytes
-  int blocks_per_sm = 0;       // occupancy API's answer
+  int threads = 0;         // block size
+  int Bx = 0, By = 0;      // D lanes x states per block
+  std::size_t shared = 0;  // dynamic shared memory, bytes
+  int blocks_per_sm = 0;   // occupancy API's answer
 };
 
 class cuda_engine final : public detail::decoder_engine {
@@ -31,7 +31,8 @@ class cuda_engine final : public detail::decoder_engine {
   // Device-resident input (the simulator's channel kernel writes here): frames [0, count) of the
   // chunk, each with capacity() symbols at y() + f * capacity(), its true length in rho(), and
   // status() preset (0 decodable, status_skip otherwise). Then run_loaded() decodes them and
-  // copies decisions back (call record_start() first) (and APPs / drift posteriors when `full_output`).
+  // copies decisions back (call record_start() first) (and APPs / drift posteriors when
+  // `full_output`).
   std::size_t chunk() const { return chunk_; }
   std::size_t capacity() const { return capacity_; }
   std::uint8_t* y() const { return y_.get(); }

@@ -32,11 +32,11 @@ struct device_geometry {
 };
 
 struct device_frames {
-  const std::uint8_t* y;        // received symbols of the chunk, concatenated
-  const long long* offsets;     // frames + 1
-  const long long* rho;         // true received length per frame (may exceed the stored part)
-  const double* priors;         // null (uniform) or [frame][i][D]
-  int* status;                  // per frame: 0 decodable; set non-zero to skip / report
+  const std::uint8_t* y;     // received symbols of the chunk, concatenated
+  const long long* offsets;  // frames + 1
+  const long long* rho;      // true received length per frame (may exceed the stored part)
+  const double* priors;      // null (uniform) or [frame][i][D]
+  int* status;               // per frame: 0 decodable; set non-zero to skip / report
   int frames;
 };
 
@@ -50,10 +50,18 @@ enum : int {
   status_no_end = 5,         // no frame end within the limits
 };
 
-__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
-__device__ __forceinline__ float add_rn(float a, float b) { return __fadd_rn(a, b); }
-__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
-__device__ __forceinline__ double add_rn(double a, double b) { return __dadd_rn(a, b); }
+__device__ __forceinline__ float mul_rn(float a, float b) {
+  return __fmul_rn(a, b);
+}
+__device__ __forceinline__ float add_rn(float a, float b) {
+  return __fadd_rn(a, b);
+}
+__device__ __forceinline__ double mul_rn(double a, double b) {
+  return __dmul_rn(a, b);
+}
+__device__ __forceinline__ double add_rn(double a, double b) {
+  return __dadd_rn(a, b);
+}
 
 // The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.
 struct device_segment {
@@ -70,7 +78,8 @@ __device__ __forceinline__ device_segment segment_of(const device_geometry& g, i
   s.mu = 0;
   if (s.start < 0 || s.start > rho) return s;
   s.d0 = static_cast<int>(max(static_cast<long long>(g.clo), g.lo - m_prev));
-  s.d1 = static_cast<int>(min(min(static_cast<long long>(g.chi), g.hi - m_prev), rho - s.start - g.n));
+  s.d1 =
+      static_cast<int>(min(min(static_cast<long long>(g.chi), g.hi - m_prev), rho - s.start - g.n));
   s.mu = g.n + s.d1;
   return s;
 }

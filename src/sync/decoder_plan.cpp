@@ -13,14 +13,21 @@ namespace gpufec::sync {
 
 std::string to_string(storage_mode s) {
   switch (s) {
-    case storage_mode::automatic: return "auto";
-    case storage_mode::global: return "global";
-    case storage_mode::local: return "local";
+    case storage_mode::automatic:
+      return "auto";
+    case storage_mode::global:
+      return "global";
+    case storage_mode::local:
+      return "local";
   }
   return "?";
 }
-std::string to_string(lattice_mode l) { return l == lattice_mode::corridor ? "corridor" : "full"; }
-std::string to_string(real_kind r) { return r == real_kind::f32 ? "float" : "double"; }
+std::string to_string(lattice_mode l) {
+  return l == lattice_mode::corridor ? "corridor" : "full";
+}
+std::string to_string(real_kind r) {
+  return r == real_kind::f32 ? "float" : "double";
+}
 
 namespace {
 
@@ -30,7 +37,8 @@ void validate_limits(const drift_limits& l, std::int64_t T, const char* what) {
           " (more deletions than symbols)");
 }
 
-detail::geometry make_geometry(const tvb_code& code, const bsid_params& ch, const decoder_options& o) {
+detail::geometry make_geometry(const tvb_code& code, const bsid_params& ch,
+                               const decoder_options& o) {
   require(std::isfinite(o.Pr) && o.Pr > 0 && o.Pr < 1, "Pr = ", o.Pr, " must lie in (0, 1)");
   detail::geometry g;
   g.q = code.q();
@@ -40,8 +48,9 @@ detail::geometry make_geometry(const tvb_code& code, const bsid_params& ch, cons
   require(g.alphabet == ch.alphabet, "the code's alphabet (", g.alphabet,
           ") differs from the channel's (", ch.alphabet, ")");
   g.tau = code.tau();
-  g.codeword = o.codeword_limits ? *o.codeword_limits
-                                 : compute_drift_limits(ch, g.n, per_codeword_probability(o.Pr, g.N));
+  g.codeword = o.codeword_limits
+                   ? *o.codeword_limits
+                   : compute_drift_limits(ch, g.n, per_codeword_probability(o.Pr, g.N));
   g.frame = o.frame_limits ? *o.frame_limits : compute_drift_limits(ch, g.tau, o.Pr);
   validate_limits(g.codeword, g.n, "codeword");
   validate_limits(g.frame, g.tau, "frame");
@@ -88,16 +97,18 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
   summary_.frame = g.frame;
   summary_.codeword = g.codeword;
   summary_.max_batch = max_batch;
-  summary_.gamma_bytes_per_frame = memory_estimate(code_, g.frame, g.codeword, storage_mode::global,
-                                                   options_.lattice_real, 1);
+  summary_.gamma_bytes_per_frame =
+      memory_estimate(code_, g.frame, g.codeword, storage_mode::global, options_.lattice_real, 1);
 
   if (summary_.where == backend::cpu) {
-    require(options_.fb_real == real_kind::f64,
-            "the CPU decoder computes alpha/beta/L in double only (fb_real = float is a CUDA option)");
+    require(
+        options_.fb_real == real_kind::f64,
+        "the CPU decoder computes alpha/beta/L in double only (fb_real = float is a CUDA option)");
     // The CPU decodes one frame per thread at a time, so that is what must fit.
     const std::size_t concurrent =
         std::min<std::size_t>(max_batch, static_cast<std::size_t>(omp_get_max_threads()));
-    const std::size_t budget = options_.memory_budget ? options_.memory_budget : (std::size_t{1} << 30);
+    const std::size_t budget =
+        options_.memory_budget ? options_.memory_budget : (std::size_t{1} << 30);
     storage_mode s = options_.storage;
     if (s == storage_mode::automatic)
       s = memory_estimate(code_, g.frame, g.codeword, storage_mode::global, options_.lattice_real,
@@ -117,7 +128,9 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
   }
 }
 
-const decode_timings& decoder_plan::last_timings() const { return engine_->timings(); }
+const decode_timings& decoder_plan::last_timings() const {
+  return engine_->timings();
+}
 
 decoder_plan::~decoder_plan() = default;
 decoder_plan::decoder_plan(decoder_plan&&) noexcept = default;
@@ -132,10 +145,10 @@ std::string decoder_plan::describe() const {
      << "  backend " << to_string(s.where) << ", storage " << to_string(s.storage) << ", lattice "
      << to_string(options_.lattice) << " (" << to_string(options_.lattice_real) << "), alpha/beta "
      << to_string(options_.fb_real) << ", frame end " << (options_.end_known ? "known" : "unknown")
-     << "\n  drift limits: frame [" << s.frame.lo << ", " << s.frame.hi << "] M_tau=" << s.frame.size()
-     << ", codeword [" << s.codeword.lo << ", " << s.codeword.hi << "] M_n=" << s.codeword.size()
-     << "\n  gamma per frame (global) " << s.gamma_bytes_per_frame << " B, plan memory "
-     << s.memory_bytes << " B for max batch " << s.max_batch << "\n";
+     << "\n  drift limits: frame [" << s.frame.lo << ", " << s.frame.hi
+     << "] M_tau=" << s.frame.size() << ", codeword [" << s.codeword.lo << ", " << s.codeword.hi
+     << "] M_n=" << s.codeword.size() << "\n  gamma per frame (global) " << s.gamma_bytes_per_frame
+     << " B, plan memory " << s.memory_bytes << " B for max batch " << s.max_batch << "\n";
   for (const auto& k : s.kernel_shapes) os << "  kernel " << k << "\n";
   return os.str();
 }
@@ -160,8 +173,8 @@ std::string decoder_plan::check_received_length(std::size_t rho) const {
 void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
                           const double* priors) {
   const std::size_t frames = received.frames();
-  require(frames <= summary_.max_batch, "batch of ", frames, " frames exceeds the plan's max_batch ",
-          summary_.max_batch);
+  require(frames <= summary_.max_batch, "batch of ", frames,
+          " frames exceeds the plan's max_batch ", summary_.max_batch);
   const int N = code_.N(), q = code_.q(), M = summary_.frame.size();
   if (priors) {
     for (std::size_t k = 0; k < frames * N; ++k) {

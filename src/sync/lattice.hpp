@@ -53,8 +53,8 @@ inline segment segment_for(const geometry& g, int i, int mp, std::int64_t rho) {
   s.start = static_cast<std::int64_t>(g.n) * i + m_prev;
   if (s.start < 0 || s.start > rho) return s;
   s.d0 = static_cast<int>(std::max<std::int64_t>(g.codeword.lo, g.frame.lo - m_prev));
-  s.d1 = static_cast<int>(std::min<std::int64_t>(std::min<std::int64_t>(g.codeword.hi, g.frame.hi - m_prev),
-                                                rho - s.start - g.n));
+  s.d1 = static_cast<int>(std::min<std::int64_t>(
+      std::min<std::int64_t>(g.codeword.hi, g.frame.hi - m_prev), rho - s.start - g.n));
   s.mu = g.n + s.d1;
   return s;
 }
@@ -75,7 +75,8 @@ void fill_symbol_metrics(const tvb_code& code, const geometry& g, int i,
     const std::uint8_t* x = code.codeword(i, D);
     for (int r = 0; r < g.n; ++r)
       for (int y = 0; y < g.alphabet; ++y)
-        qv[(static_cast<std::size_t>(r) * g.alphabet + y) * g.q + D] = x[r] == y ? k.match : k.mismatch;
+        qv[(static_cast<std::size_t>(r) * g.alphabet + y) * g.q + D] =
+            x[r] == y ? k.match : k.mismatch;
   }
 }
 
@@ -84,7 +85,8 @@ void fill_symbol_metrics(const tvb_code& code, const geometry& g, int i,
 // delta in [s.d0, s.d1] and is not touched elsewhere.
 template <class real>
 void lattice_all_symbols(const geometry& g, const lattice_constants<real>& k, const real* qv,
-                         const std::uint8_t* y, const segment& s, real* prev, real* cur, real* out) {
+                         const std::uint8_t* y, const segment& s, real* prev, real* cur,
+                         real* out) {
   const int q = g.q, n = g.n, mu = s.mu;
   auto at = [q](real* row, int j) { return row + static_cast<std::size_t>(j + 1) * q; };
   auto zero = [q](real* p) { std::fill(p, p + q, real(0)); };

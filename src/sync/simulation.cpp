@@ -14,7 +14,8 @@ bsid_params channel_at(const sim_setup& s, double p) {
 }
 
 int bits_per_symbol(int q) {
-  return std::has_single_bit(static_cast<unsigned>(q)) ? std::countr_zero(static_cast<unsigned>(q)) : 0;
+  return std::has_single_bit(static_cast<unsigned>(q)) ? std::countr_zero(static_cast<unsigned>(q))
+                                                       : 0;
 }
 
 namespace detail {
@@ -91,13 +92,14 @@ class cpu_chain final : public sim::chain {
       }
       batch_.clear();
       for (std::size_t k = 0; k < n; ++k)
-        batch_.push_back(std::span<const std::uint8_t>(received_.data() + k * capacity_, lengths_[k]));
+        batch_.push_back(
+            std::span<const std::uint8_t>(received_.data() + k * capacity_, lengths_[k]));
       const auto t0 = std::chrono::steady_clock::now();
       plan_.decode(batch_.view(), out_);
       seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (std::size_t k = 0; k < n; ++k)
-        outcomes[begin + k] = detail::score_frame(out_.frame_decisions(k), messages_.data() + k * N, N,
-                                                  code.q(), out_.decoded[k]);
+        outcomes[begin + k] = detail::score_frame(out_.frame_decisions(k), messages_.data() + k * N,
+                                                  N, code.q(), out_.decoded[k]);
     }
     const double s = seconds_;
     seconds_ = 0;
@@ -115,7 +117,9 @@ class cpu_chain final : public sim::chain {
   }
 
  private:
-  std::size_t batch_limit() const { return static_cast<std::size_t>(4 * omp_get_max_threads()); }
+  std::size_t batch_limit() const {
+    return static_cast<std::size_t>(4 * omp_get_max_threads());
+  }
 
   const sim_setup& setup_;
   bsid_params channel_;
@@ -134,7 +138,9 @@ class cpu_chain final : public sim::chain {
 
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {}
 
-std::string sim_family::backend() const { return to_string(resolve_backend(setup_.where)); }
+std::string sim_family::backend() const {
+  return to_string(resolve_backend(setup_.where));
+}
 
 std::vector<std::pair<std::string, std::string>> sim_family::parameters() const {
   const auto& c = setup_.code;
@@ -157,7 +163,8 @@ std::vector<std::pair<std::string, std::string>> sim_family::parameters() const 
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double point, std::uint64_t seed) const {
   const bsid_params ch = channel_at(setup_, point);
-  if (resolve_backend(setup_.where) == backend::cuda) return detail::make_cuda_chain(setup_, ch, seed);
+  if (resolve_backend(setup_.where) == backend::cuda)
+    return detail::make_cuda_chain(setup_, ch, seed);
   return std::make_unique<cpu_chain>(setup_, ch, seed);
 }
 

@@ -42,7 +42,8 @@ void expect_same(const decode_output& gpu, const decode_output& cpu, const std::
   EXPECT_EQ(bad, 0u) << what << " worst relative error " << worst;
   EXPECT_EQ(gpu.decisions, cpu.decisions) << what;
   for (std::size_t k = 0; k < cpu.drift_posterior.size(); ++k)
-    ASSERT_NEAR(gpu.drift_posterior[k], cpu.drift_posterior[k], 1e-9 + 1e-6 * cpu.drift_posterior[k])
+    ASSERT_NEAR(gpu.drift_posterior[k], cpu.drift_posterior[k],
+                1e-9 + 1e-6 * cpu.drift_posterior[k])
         << what << " lambda[" << k << "]";
 }
 
@@ -70,30 +71,29 @@ TEST_P(SyncCudaVsCpu, SameAppsAndDecisions) {
   compare(code, ch, o, data.received, name_of(c));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sweep, SyncCudaVsCpu,
-    ::testing::Values(gpu_case{2, 3, 7, 0.1, 1000, storage_mode::global},
-                      gpu_case{2, 3, 7, 0.1, 333, storage_mode::local},
-                      gpu_case{4, 4, 210, 1e-2, 7, storage_mode::global},
-                      gpu_case{4, 5, 1000, 1e-3, 3, storage_mode::local},
-                      gpu_case{32, 10, 210, 1e-3, 16, storage_mode::global},
-                      gpu_case{32, 10, 210, 1e-2, 8, storage_mode::global},
-                      gpu_case{32, 10, 210, 1e-2, 8, storage_mode::local},
-                      gpu_case{32, 10, 1, 0.1, 50, storage_mode::global},
-                      gpu_case{32, 8, 1000, 1e-3, 2, storage_mode::automatic},
-                      gpu_case{16, 6, 50, 0.1, 4, storage_mode::global},
-                      gpu_case{256, 12, 7, 1e-2, 5, storage_mode::global},
-                      gpu_case{256, 9, 30, 1e-3, 3, storage_mode::local},
-                      gpu_case{1024, 12, 1, 1e-2, 4, storage_mode::global},
-                      gpu_case{1024, 11, 7, 1e-3, 2, storage_mode::local},
-                      gpu_case{3, 2, 20, 1e-2, 10, storage_mode::global},
-                      gpu_case{40, 7, 12, 1e-2, 6, storage_mode::local}),
-    [](const auto& param_info) {
-      std::string s = name_of(param_info.param);
-      std::replace(s.begin(), s.end(), '.', '_');
-      std::replace(s.begin(), s.end(), '-', 'm');
-      return s;
-    });
+INSTANTIATE_TEST_SUITE_P(Sweep, SyncCudaVsCpu,
+                         ::testing::Values(gpu_case{2, 3, 7, 0.1, 1000, storage_mode::global},
+                                           gpu_case{2, 3, 7, 0.1, 333, storage_mode::local},
+                                           gpu_case{4, 4, 210, 1e-2, 7, storage_mode::global},
+                                           gpu_case{4, 5, 1000, 1e-3, 3, storage_mode::local},
+                                           gpu_case{32, 10, 210, 1e-3, 16, storage_mode::global},
+                                           gpu_case{32, 10, 210, 1e-2, 8, storage_mode::global},
+                                           gpu_case{32, 10, 210, 1e-2, 8, storage_mode::local},
+                                           gpu_case{32, 10, 1, 0.1, 50, storage_mode::global},
+                                           gpu_case{32, 8, 1000, 1e-3, 2, storage_mode::automatic},
+                                           gpu_case{16, 6, 50, 0.1, 4, storage_mode::global},
+                                           gpu_case{256, 12, 7, 1e-2, 5, storage_mode::global},
+                                           gpu_case{256, 9, 30, 1e-3, 3, storage_mode::local},
+                                           gpu_case{1024, 12, 1, 1e-2, 4, storage_mode::global},
+                                           gpu_case{1024, 11, 7, 1e-3, 2, storage_mode::local},
+                                           gpu_case{3, 2, 20, 1e-2, 10, storage_mode::global},
+                                           gpu_case{40, 7, 12, 1e-2, 6, storage_mode::local}),
+                         [](const auto& param_info) {
+                           std::string s = name_of(param_info.param);
+                           std::replace(s.begin(), s.end(), '.', '_');
+                           std::replace(s.begin(), s.end(), '-', 'm');
+                           return s;
+                         });
 
 TEST(SyncCuda, FullLatticeDoubleLatticeUnknownEndAndPriors) {
   SKIP_WITHOUT_GPU();
@@ -127,7 +127,7 @@ TEST(SyncCuda, UndecodableFramesInABatchAreReportedAndOthersDecode) {
   batch<std::uint8_t> b;
   for (std::size_t f = 0; f < 4; ++f) {
     if (f == 1) b.push_back(std::vector<std::uint8_t>(code.tau() * 2, 0));  // far too long
-    if (f == 2) b.push_back(std::vector<std::uint8_t>());                     // empty
+    if (f == 2) b.push_back(std::vector<std::uint8_t>());                   // empty
     b.push_back(data.received.frame(f));
   }
   compare(code, ch, {}, b, "mixed batch");
@@ -139,7 +139,8 @@ TEST(SyncCuda, UndecodableFramesInABatchAreReportedAndOthersDecode) {
   EXPECT_NE(out.messages[1].find("received length"), std::string::npos);
   EXPECT_NE(out.messages[3].find("empty"), std::string::npos);
   for (int f : {0, 2, 4, 5}) EXPECT_TRUE(out.decoded[f]) << out.messages[f];
-  EXPECT_THROW(gpu.decode(testing::make_frames(code, ch, 1, 7).received.view(), out), invalid_argument);
+  EXPECT_THROW(gpu.decode(testing::make_frames(code, ch, 1, 7).received.view(), out),
+               invalid_argument);
 }
 
 TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
@@ -149,8 +150,9 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   const auto data = testing::make_frames(code, ch, 11, 40);
   decoder_plan whole(code, ch, {}, backend::cuda, 40);
   decoder_options small;
-  small.memory_budget = decoder_plan::memory_estimate(code, whole.summary().frame, whole.summary().codeword,
-                                                      storage_mode::global, real_kind::f32, 9);
+  small.memory_budget =
+      decoder_plan::memory_estimate(code, whole.summary().frame, whole.summary().codeword,
+                                    storage_mode::global, real_kind::f32, 9);
   small.storage = storage_mode::global;
   decoder_plan chunked(code, ch, small, backend::cuda, 40);  // several chunks per batch
   decode_output a, b, c;

@@ -48,8 +48,8 @@ class philox_stream {
   GPUFEC_HD philox_stream(std::uint64_t seed, std::uint32_t stream, std::uint64_t frame,
                           std::uint32_t first_block = 0)
       : key_{{static_cast<std::uint32_t>(seed), static_cast<std::uint32_t>(seed >> 32)}},
-        ctr_{{first_block, static_cast<std::uint32_t>(frame), static_cast<std::uint32_t>(frame >> 32),
-              stream}},
+        ctr_{{first_block, static_cast<std::uint32_t>(frame),
+              static_cast<std::uint32_t>(frame >> 32), stream}},
         used_(4) {}
 
   // The four words of block `block` of this stream, independent of the sequential position.

@@ -2,10 +2,10 @@
 // an alphabet of `alphabet` symbols (2 today; the decoder's metric is written for any size so a
 // 4-ary DNA alphabet can follow).
 //
-// For each transmitted symbol, repeatedly: with probability Pi a uniformly random symbol is inserted
-// and the channel stays on the same input symbol; else with Pd the input symbol is deleted; else
-// (Pt = 1 - Pi - Pd) it is transmitted, substituted by a uniformly chosen different symbol with
-// probability Ps. No insertion follows the frame's last symbol.
+// For each transmitted symbol, repeatedly: with probability Pi a uniformly random symbol is
+// inserted and the channel stays on the same input symbol; else with Pd the input symbol is
+// deleted; else (Pt = 1 - Pi - Pd) it is transmitted, substituted by a uniformly chosen different
+// symbol with probability Ps. No insertion follows the frame's last symbol.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +58,8 @@ GPUFEC_HD_INLINE std::size_t bsid_transmit(const bsid_params& p, const std::uint
       }
       if (u < p_ins_del) break;  // deleted
       std::uint32_t s = x[t];
-      if (p.Ps > 0 && rng.next_uniform() < p.Ps) s = a == 2 ? s ^ 1u : (s + 1 + rng.next_below(a - 1)) % a;
+      if (p.Ps > 0 && rng.next_uniform() < p.Ps)
+        s = a == 2 ? s ^ 1u : (s + 1 + rng.next_below(a - 1)) % a;
       emit(s);
       break;
     }
@@ -70,7 +71,8 @@ GPUFEC_HD_INLINE std::size_t bsid_transmit(const bsid_params& p, const std::uint
 
 // Host convenience: the whole received sequence, grown as needed.
 std::vector<std::uint8_t> bsid_transmit(const bsid_params& p, const std::vector<std::uint8_t>& x,
-                                        philox_stream& rng, std::vector<std::int32_t>* drift = nullptr,
+                                        philox_stream& rng,
+                                        std::vector<std::int32_t>* drift = nullptr,
                                         std::size_t stride = 1);
 
 }  // namespace gpufec::sync

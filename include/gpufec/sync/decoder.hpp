@@ -95,8 +95,9 @@ class decoder_engine;
 class decoder_plan {
  public:
   // Throws invalid_argument (bad options or sizes), out_of_memory (the plan's buffers do not fit).
-  decoder_plan(const tvb_code& code, const bsid_params& channel, const decoder_options& options = {},
-               backend where = backend::cpu, std::size_t max_batch = 1);
+  decoder_plan(const tvb_code& code, const bsid_params& channel,
+               const decoder_options& options = {}, backend where = backend::cpu,
+               std::size_t max_batch = 1);
   ~decoder_plan();
   decoder_plan(decoder_plan&&) noexcept;
   decoder_plan& operator=(decoder_plan&&) noexcept;

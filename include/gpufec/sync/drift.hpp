@@ -16,12 +16,13 @@ namespace gpufec::sync {
 double log_drift_pmf(const bsid_params& p, std::int64_t T, std::int64_t m);
 
 // The pmf over [lo, hi] (linear domain), index m - lo.
-std::vector<double> drift_pmf(const bsid_params& p, std::int64_t T, std::int64_t lo, std::int64_t hi);
+std::vector<double> drift_pmf(const bsid_params& p, std::int64_t T, std::int64_t lo,
+                              std::int64_t hi);
 
 struct drift_limits {
-  std::int32_t lo = 0;  // m_T^-
-  std::int32_t hi = 0;  // m_T^+
-  double excluded = 0;  // Pr{S_T outside [lo, hi]}
+  std::int32_t lo = 0;                               // m_T^-
+  std::int32_t hi = 0;                               // m_T^+
+  double excluded = 0;                               // Pr{S_T outside [lo, hi]}
   std::int32_t size() const { return hi - lo + 1; }  // M_T
 };
 

@@ -27,8 +27,8 @@ class tvb_code {
   // frame. Throws invalid_argument naming the problem (q < 2, n < 1 or > 32, q > alphabet^n,
   // N < 1, codebook of the wrong shape, a symbol outside the alphabet, a non-injective codebook
   // (naming the codebook and the two equal codewords), a marker of the wrong length).
-  tvb_code(int q, int n, int N, std::vector<codebook> codebooks, std::vector<std::uint8_t> marker = {},
-           int alphabet = 2);
+  tvb_code(int q, int n, int N, std::vector<codebook> codebooks,
+           std::vector<std::uint8_t> marker = {}, int alphabet = 2);
 
   // A fresh injective codebook per position, drawn from `seed` (uniformly among q-subsets of the
   // alphabet^n words, in random order); with `random_marker` also a random marker from the seed.

@@ -1,0 +1,44 @@
+// Files for `gpufec decode sync` (docs/formats.md): received frames in, APPs, decisions and drift
+// posteriors out.
+//
+// Received frames, text: one frame per line of '0'/'1' characters (spaces and tabs ignored, '#'
+// starts a comment, blank lines skipped). Packed: the 8-byte magic "GPFSYNC1", then per frame a
+// little-endian uint64 bit count and ceil(count / 8) bytes, MSB first. `auto` picks packed when the
+// magic is present. Anything malformed or truncated throws format_error naming file and place.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "gpufec/common/batch.hpp"
+#include "gpufec/sync/decoder.hpp"
+
+namespace gpufec::sync {
+
+enum class received_format { automatic, text, packed };
+received_format parse_received_format(std::string_view name);  // "auto", "text", "packed"
+batch<std::uint8_t> read_received_file(const std::string& path, received_format format);
+void write_received_file(const std::string& path, const batch<std::uint8_t>& frames, received_format format);
+
+// APPs: text (per frame a "# frame F" line, then one line of q values per symbol, %.17g), csv
+// (frame,i,D,app) or f64 (raw little-endian doubles [frame][i][D]).
+enum class app_format { text, csv, f64 };
+app_format parse_app_format(std::string_view name);  // "text", "csv", "f64"
+
+// Writes decode_output batches as they come; empty paths are skipped. Decisions: one line per
+// frame of space-separated symbols ("# undecodable: reason" for a frame that was not decoded).
+// Drift: csv frame,boundary,drift,probability (non-zero entries).
+class decoder_output_files {
+ public:
+  decoder_output_files(const std::string& app_path, app_format format, const std::string& decisions_path,
+                       const std::string& drift_path);
+  void write(const decode_output& out, std::size_t first_frame);
+
+ private:
+  std::ofstream app_, decisions_, drift_;
+  app_format format_;
+};
+
+}  // namespace gpufec::sync
