@@ -48,20 +48,10 @@ class cuda_chain final : public sim::chain {
     x_.resize(engine_.chunk() * static_cast<std::size_t>(s.code.tau()));
   }
 
-  sim::frame_shape shape() const override {
-    const int bps = bits_per_symbol(setup_.code.q());
-    const auto N = static_cast<std::uint64_t>(setup_.code.N());
-    return {bps ? N * bps : N, N, bps, true};
-  }
+  sim::frame_shape shape() const override { return detail::chain_shape(setup_.code); }
   std::size_t preferred_batch() const override { return engine_.chunk(); }
   std::vector<std::pair<std::string, std::string>> details() const override {
-    const auto& s = plan_.summary();
-    return {{"M_tau", std::to_string(s.frame.size())},
-            {"M_n", std::to_string(s.codeword.size())},
-            {"m_tau", cat("[", s.frame.lo, ",", s.frame.hi, "]")},
-            {"m_n", cat("[", s.codeword.lo, ",", s.codeword.hi, "]")},
-            {"storage", to_string(s.storage)},
-            {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))}};
+    return detail::plan_details(plan_);
   }
 
   double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes) override {

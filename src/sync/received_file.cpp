@@ -27,10 +27,11 @@ batch<std::uint8_t> parse_text(const std::string& text, const std::string& path)
     frame.clear();
     for (char c : line) {
       if (c == '#') break;
-      if (c == '0' || c == '1') frame.push_back(static_cast<std::uint8_t>(c - '0'));
+      if (c == '0' || c == '1')
+        frame.push_back(static_cast<std::uint8_t>(c - '0'));
       else
-        require<format_error>(c == ' ' || c == '\t' || c == '\r', path, ":", number, ": unexpected character '",
-                              c, "' (frames are lines of 0/1)");
+        require<format_error>(c == ' ' || c == '\t' || c == '\r', path, ":", number,
+                              ": unexpected character '", c, "' (frames are lines of 0/1)");
     }
     if (!frame.empty()) frames.push_back(frame);
   }
@@ -42,16 +43,17 @@ batch<std::uint8_t> parse_packed(const std::string& bytes, const std::string& pa
   batch<std::uint8_t> frames;
   std::size_t pos = sizeof magic;
   while (pos < bytes.size()) {
-    require<format_error>(bytes.size() - pos >= 8, path, ": frame ", frames.frames(), " at byte ", pos,
-                          ": truncated length field");
+    require<format_error>(bytes.size() - pos >= 8, path, ": frame ", frames.frames(), " at byte ",
+                          pos, ": truncated length field");
     std::uint64_t count = 0;
     for (int b = 7; b >= 0; --b) count = (count << 8) | static_cast<unsigned char>(bytes[pos + b]);
     pos += 8;
     const std::uint64_t need = (count + 7) / 8;
-    require<format_error>(count > 0 && count < (std::uint64_t{1} << 40), path, ": frame ", frames.frames(),
-                          " declares ", count, " bits");
-    require<format_error>(bytes.size() - pos >= need, path, ": frame ", frames.frames(), " at byte ", pos,
-                          " is truncated: ", count, " bits need ", need, " bytes, ", bytes.size() - pos, " left");
+    require<format_error>(count > 0 && count < (std::uint64_t{1} << 40), path, ": frame ",
+                          frames.frames(), " declares ", count, " bits");
+    require<format_error>(bytes.size() - pos >= need, path, ": frame ", frames.frames(),
+                          " at byte ", pos, " is truncated: ", count, " bits need ", need,
+                          " bytes, ", bytes.size() - pos, " left");
     const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data() + pos);
     frames.push_back(unpack_bits(std::span<const std::uint8_t>(data, need), count));
     pos += need;
@@ -71,8 +73,10 @@ received_format parse_received_format(std::string_view name) {
 
 batch<std::uint8_t> read_received_file(const std::string& path, received_format format) {
   const std::string bytes = slurp(path);
-  const bool has_magic = bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
-  if (format == received_format::automatic) format = has_magic ? received_format::packed : received_format::text;
+  const bool has_magic =
+      bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
+  if (format == received_format::automatic)
+    format = has_magic ? received_format::packed : received_format::text;
   if (format == received_format::packed) {
     require<format_error>(has_magic, path, ": not a packed received file (missing GPFSYNC1 magic)");
     return parse_packed(bytes, path);
@@ -80,7 +84,8 @@ batch<std::uint8_t> read_received_file(const std::string& path, received_format 
   return parse_text(bytes, path);
 }
 
-void write_received_file(const std::string& path, const batch<std::uint8_t>& frames, received_format format) {
+void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
+                         received_format format) {
   std::ofstream out(path, std::ios::binary);
   require<error>(out.good(), "cannot open '", path, "' for writing");
   if (format == received_format::packed) {
@@ -89,7 +94,8 @@ void write_received_file(const std::string& path, const batch<std::uint8_t>& fra
       const std::uint64_t count = frames.length(f);
       for (int b = 0; b < 8; ++b) out.put(static_cast<char>((count >> (8 * b)) & 0xff));
       const auto packed = pack_bits(frames.frame(f));
-      out.write(reinterpret_cast<const char*>(packed.data()), static_cast<std::streamsize>(packed.size()));
+      out.write(reinterpret_cast<const char*>(packed.data()),
+                static_cast<std::streamsize>(packed.size()));
     }
   } else {
     for (std::size_t f = 0; f < frames.frames(); ++f) {
@@ -108,7 +114,8 @@ app_format parse_app_format(std::string_view name) {
 }
 
 decoder_output_files::decoder_output_files(const std::string& app_path, app_format format,
-                                           const std::string& decisions_path, const std::string& drift_path)
+                                           const std::string& decisions_path,
+                                           const std::string& drift_path)
     : format_(format) {
   auto open = [](std::ofstream& s, const std::string& path, bool binary) {
     if (path.empty()) return;
@@ -129,7 +136,8 @@ void decoder_output_files::write(const decode_output& out, std::size_t first) {
     if (app_.is_open()) {
       const double* a = out.frame_app(f);
       if (format_ == app_format::f64) {
-        app_.write(reinterpret_cast<const char*>(a), static_cast<std::streamsize>(sizeof(double) * out.N * out.q));
+        app_.write(reinterpret_cast<const char*>(a),
+                   static_cast<std::streamsize>(sizeof(double) * out.N * out.q));
       } else if (format_ == app_format::csv) {
         for (int i = 0; i < out.N; ++i)
           for (int D = 0; D < out.q; ++D) {

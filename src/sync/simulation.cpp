@@ -46,6 +46,22 @@ sim::frame_outcome score_frame(const std::uint32_t* decided, const std::uint32_t
   return o;
 }
 
+sim::frame_shape chain_shape(const tvb_code& code) {
+  const int bps = bits_per_symbol(code.q());
+  const auto N = static_cast<std::uint64_t>(code.N());
+  return {bps ? N * bps : N, N, bps, true};
+}
+
+std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan& plan) {
+  const auto& s = plan.summary();
+  return {{"M_tau", std::to_string(s.frame.size())},
+          {"M_n", std::to_string(s.codeword.size())},
+          {"m_tau", cat("[", s.frame.lo, ",", s.frame.hi, "]")},
+          {"m_n", cat("[", s.codeword.lo, ",", s.codeword.hi, "]")},
+          {"storage", to_string(s.storage)},
+          {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))}};
+}
+
 }  // namespace detail
 
 namespace {
@@ -59,14 +75,10 @@ class cpu_chain final : public sim::chain {
         plan_(s.code, ch, s.options, backend::cpu, batch_limit()),
         capacity_(static_cast<std::size_t>(s.code.tau() + plan_.summary().frame.hi + 1)) {}
 
-  sim::frame_shape shape() const override {
-    const int bps = bits_per_symbol(setup_.code.q());
-    const auto N = static_cast<std::uint64_t>(setup_.code.N());
-    return {bps ? N * bps : N, N, bps ? bps : 1, true};
-  }
+  sim::frame_shape shape() const override { return detail::chain_shape(setup_.code); }
   std::size_t preferred_batch() const override { return batch_limit(); }
   std::vector<std::pair<std::string, std::string>> details() const override {
-    return summary_details(plan_);
+    return detail::plan_details(plan_);
   }
 
   double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes) override {
@@ -104,16 +116,6 @@ class cpu_chain final : public sim::chain {
     const double s = seconds_;
     seconds_ = 0;
     return s;
-  }
-
-  static std::vector<std::pair<std::string, std::string>> summary_details(const decoder_plan& p) {
-    const auto& s = p.summary();
-    return {{"M_tau", std::to_string(s.frame.size())},
-            {"M_n", std::to_string(s.codeword.size())},
-            {"m_tau", cat("[", s.frame.lo, ",", s.frame.hi, "]")},
-            {"m_n", cat("[", s.codeword.lo, ",", s.codeword.hi, "]")},
-            {"storage", to_string(s.storage)},
-            {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))}};
   }
 
  private:

@@ -90,14 +90,8 @@ void random_codebook(philox_stream& rng, int q, int n, int alphabet, std::uint8_
 
 }  // namespace
 
-tvb_code::tvb_code(int q, int n, int N, std::vector<codebook> codebooks,
-                   std::vector<std::uint8_t> marker, int alphabet)
-    : q_(q),
-      n_(n),
-      N_(N),
-      alphabet_(alphabet),
-      codebooks_(std::move(codebooks)),
-      marker_(std::move(marker)) {
+// Checks the sizes every code shares.
+static void validate_shape(int q, int n, int N, int alphabet) {
   require(alphabet >= 2 && alphabet <= 256, "TVB code: alphabet = ", alphabet,
           " must be in [2, 256]");
   require(q >= 2, "TVB code: q = ", q, " must be >= 2");
@@ -106,6 +100,17 @@ tvb_code::tvb_code(int q, int n, int N, std::vector<codebook> codebooks,
   const std::uint64_t W = word_count(alphabet, n);
   require(static_cast<std::uint64_t>(q) <= W, "TVB code: q = ", q, " exceeds alphabet^n = ", W,
           " (n = ", n, ")");
+}
+
+tvb_code::tvb_code(int q, int n, int N, std::vector<codebook> codebooks,
+                   std::vector<std::uint8_t> marker, int alphabet)
+    : q_(q),
+      n_(n),
+      N_(N),
+      alphabet_(alphabet),
+      codebooks_(std::move(codebooks)),
+      marker_(std::move(marker)) {
+  validate_shape(q, n, N, alphabet);
   require(!codebooks_.empty(), "TVB code: no codebook given");
   require(codebooks_.size() <= static_cast<std::size_t>(N), "TVB code: ", codebooks_.size(),
           " codebooks for only N = ", N, " positions");
@@ -154,14 +159,7 @@ tvb_code::tvb_code(int q, int n, int N, std::vector<codebook> codebooks,
 
 tvb_code tvb_code::random(int q, int n, int N, std::uint64_t seed, bool random_marker,
                           int alphabet) {
-  require(alphabet >= 2 && alphabet <= 256, "TVB code: alphabet = ", alphabet,
-          " must be in [2, 256]");
-  require(q >= 2, "TVB code: q = ", q, " must be >= 2");
-  require(n >= 1 && n <= 32, "TVB code: n = ", n, " must be in [1, 32]");
-  require(N >= 1, "TVB code: N = ", N, " must be >= 1");
-  const std::uint64_t W = word_count(alphabet, n);
-  require(static_cast<std::uint64_t>(q) <= W, "TVB code: q = ", q, " exceeds alphabet^n = ", W,
-          " (n = ", n, ")");
+  validate_shape(q, n, N, alphabet);
   std::vector<codebook> books(static_cast<std::size_t>(N));
   for (int i = 0; i < N; ++i) {
     codebook& cb = books[static_cast<std::size_t>(i)];

@@ -20,7 +20,8 @@ namespace gpufec::sync {
 enum class received_format { automatic, text, packed };
 received_format parse_received_format(std::string_view name);  // "auto", "text", "packed"
 batch<std::uint8_t> read_received_file(const std::string& path, received_format format);
-void write_received_file(const std::string& path, const batch<std::uint8_t>& frames, received_format format);
+void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
+                         received_format format);
 
 // APPs: text (per frame a "# frame F" line, then one line of q values per symbol, %.17g), csv
 // (frame,i,D,app) or f64 (raw little-endian doubles [frame][i][D]).
@@ -32,8 +33,8 @@ app_format parse_app_format(std::string_view name);  // "text", "csv", "f64"
 // Drift: csv frame,boundary,drift,probability (non-zero entries).
 class decoder_output_files {
  public:
-  decoder_output_files(const std::string& app_path, app_format format, const std::string& decisions_path,
-                       const std::string& drift_path);
+  decoder_output_files(const std::string& app_path, app_format format,
+                       const std::string& decisions_path, const std::string& drift_path);
   void write(const decode_output& out, std::size_t first_frame);
 
  private:

@@ -46,6 +46,9 @@ std::unique_ptr<sim::chain> make_cuda_chain(const sim_setup& setup, const bsid_p
 // Outcome of one decoded frame against its message (shared by both chains).
 sim::frame_outcome score_frame(const std::uint32_t* decided, const std::uint32_t* message, int N,
                                int q, bool decoded);
+// What both chains report: the frame shape, and the plan's state-space facts per point.
+sim::frame_shape chain_shape(const tvb_code& code);
+std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan& plan);
 // Message of frame f, as both chains draw it.
 void draw_message(std::uint64_t seed, std::uint64_t frame, int q, std::uint32_t* message, int N);
 }  // namespace detail
