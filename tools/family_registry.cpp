@@ -44,6 +44,17 @@ std::vector<gpufec::backend> bench_options::resolved_backends() const {
   return {gpufec::backend::cpu};
 }
 
+CLI::Validator unsigned_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const auto first = text.find_first_not_of(" \t");
+        if (first == std::string::npos || text[first] < '0' || text[first] > '9')
+          return "'" + text + "' is not a non-negative integer";
+        return {};
+      },
+      "UINT", "unsigned");
+}
+
 CLI::Validator sweep_validator() {
   return CLI::Validator(
       [](std::string& text) -> std::string {

@@ -93,6 +93,8 @@ struct register_family {
 std::vector<family_commands> registered_families();
 
 // --- Helpers for family builders and actions. ---------------------------------------------
+// Rejects a negative number for an unsigned option (CLI11 would wrap "-1" to 2^64 - 1).
+CLI::Validator unsigned_integer();
 // Checks a sweep text ("0:8:1", "1e-3,1e-2") with sim::parse_sweep at parse time.
 CLI::Validator sweep_validator();
 // Runs a sweep the standard way: table on stdout, progress on a terminal's stderr, --json/--csv,

@@ -54,10 +54,14 @@ void add_simulate_options(CLI::App& cmd, simulate_options& o) {
   cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
       ->capture_default_str();
-  cmd.add_option("--seed", o.seed, "seed of every random draw")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of every random draw")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   cmd.add_option("--max-fe", o.max_fe, "frame errors that end a point (0 = no limit)")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd.add_option("--max-frames", o.max_frames, "frames that end a point (0 = no limit)")
+      ->check(unsigned_integer())
       ->capture_default_str();
   cmd.add_option("--max-time", o.max_time_s, "seconds that end a point (0 = no limit)")
       ->check(CLI::NonNegativeNumber)
@@ -65,9 +69,15 @@ void add_simulate_options(CLI::App& cmd, simulate_options& o) {
   cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--batch", o.batch_frames,
-                 "frames per chain call (0 = the chain's choice; never changes results)");
+                 "frames per chain call (0 = the chain's choice; never changes results)")
+      ->check(unsigned_integer());
   cmd.add_option("--json", o.json_path, "write every parameter and figure to this JSON file");
   cmd.add_option("--csv", o.csv_path, "write one CSV line per point to this file");
+  cmd.parse_complete_callback([&o] {
+    if (o.max_fe == 0 && o.max_frames == 0 && o.max_time_s <= 0.0)
+      throw CLI::ValidationError("--max-fe",
+                                 "0 with no --max-frames nor --max-time would never stop a point");
+  });
 }
 
 void add_decode_options(CLI::App& cmd, decode_options& o) {
@@ -83,17 +93,48 @@ void add_bench_options(CLI::App& cmd, bench_options& o) {
                  "cpu, cuda, auto, or all (cpu, and cuda when a GPU exists)")
       ->check(CLI::IsMember({"cpu", "cuda", "auto", "all"}))
       ->capture_default_str();
-  cmd.add_option("--seed", o.seed, "seed of every random draw")->capture_default_str();
+  cmd.add_option("--seed", o.seed, "seed of every random draw")
+      ->check(unsigned_integer())
+      ->capture_default_str();
   cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--json", o.json_path, "write the measurements to this JSON file");
 }
 
+// The first word naming a command or family that does not exist, e.g. "frobnicate" or the "foo"
+// of `simulate foo`, which CLI11 reports only as a missing subcommand.
+std::string unknown_command(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  std::string path = "gpufec";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return {};
+    if (level->get_subcommands({}).empty()) return {};
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : level->get_subcommands({}))
+      if (sub->get_name() == word) next = sub;
+    if (!next) {
+      std::string known;
+      for (const CLI::App* sub : level->get_subcommands({}))
+        known += (known.empty() ? "" : ", ") + sub->get_name();
+      return "unknown " + std::string(level == &app ? "command" : "family") + " '" + word +
+             "' for '" + path + "' (known: " + known + ")";
+    }
+    path += " " + word;
+    level = next;
+  }
+  return {};
+}
+
 // A one-line message for every parse error; help and version are not errors.
-int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (dynamic_cast<const CLI::CallForHelp*>(&e) || dynamic_cast<const CLI::CallForAllHelp*>(&e) ||
       dynamic_cast<const CLI::CallForVersion*>(&e))
     return app.exit(e);
+  if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) {
+    std::cerr << "gpufec: error: " << unknown << "\n";
+    return 2;
+  }
   std::string message = e.what();
   for (char& c : message)
     if (c == '\n') c = ' ';
@@ -148,7 +189,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return report_parse_error(app, e);
+    return report_parse_error(app, e, argc, argv);
   }
 
   try {

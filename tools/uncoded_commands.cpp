@@ -29,7 +29,7 @@ action simulate_uncoded(CLI::App& cmd, const simulate_options& common) {
       ->required()
       ->check(sweep_validator());
   cmd.add_option("--K", o->info_bits, "information bits per frame")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
+      ->check(unsigned_integer() & CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
       ->capture_default_str();
   return [o, &common] {
     const uncoded::family fam({o->info_bits}, common.resolved_backend());
@@ -60,7 +60,8 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
                  "text ('0'/'1' characters) or packed (8 bits per byte, MSB first)")
       ->check(CLI::IsMember({"text", "packed"}))
       ->capture_default_str();
-  cmd.add_option("--per-line", o->per_line, "bits per line of text output (0 = one line)");
+  cmd.add_option("--per-line", o->per_line, "bits per line of text output (0 = one line)")
+      ->check(unsigned_integer());
   return [o, &common] {
     // A hard decision is memory-bound and tiny: the CPU does it whatever the backend, so the
     // result is the same; --backend is accepted for symmetry with other families.
@@ -119,10 +120,10 @@ action bench_uncoded(CLI::App& cmd, const bench_options& common) {
   auto o = std::make_shared<uncoded_bench_options>();
   cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB")->capture_default_str();
   cmd.add_option("--K", o->info_bits, "information bits per frame")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
+      ->check(unsigned_integer() & CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
       ->capture_default_str();
   cmd.add_option("--frames", o->frames, "frames per backend")
-      ->check(CLI::PositiveNumber)
+      ->check(unsigned_integer() & CLI::PositiveNumber)
       ->capture_default_str();
   return [o, &common] {
     if (common.threads > 0) omp_set_num_threads(common.threads);

@@ -2,7 +2,7 @@
 //
 // Text: numbers separated by whitespace or commas, '#' starts a comment to the end of the line.
 // f32: raw IEEE-754 binary32 in this machine's byte order (little-endian on x86 and ARM hosts).
-// Auto: text when every byte is one a text file of numbers may hold, else f32.
+// Auto: text when every byte is printable ASCII or whitespace, else f32.
 // Every reader rejects an empty file, a NaN or infinity, and a truncated f32 file with a
 // format_error naming the file and the place.
 #pragma once

@@ -1,0 +1,199 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "gpufec/common/error.hpp"
+#include "gpufec/sim/simulator.hpp"
+#include "gpufec/uncoded/uncoded.hpp"
+
+namespace gpufec::sim {
+namespace {
+
+TEST(ParseSweep, RangesAndLists) {
+  EXPECT_EQ(parse_sweep("0:8:2"), (std::vector<double>{0, 2, 4, 6, 8}));
+  EXPECT_EQ(parse_sweep("1e-3,1e-2"), (std::vector<double>{1e-3, 1e-2}));
+  EXPECT_EQ(parse_sweep("3:1:-1"), (std::vector<double>{3, 2, 1}));
+  EXPECT_EQ(parse_sweep("0:2"), (std::vector<double>{0, 1, 2}));
+  EXPECT_EQ(parse_sweep(" 5 , 0:1:0.5"), (std::vector<double>{5, 0, 0.5, 1}));
+  const auto tenths = parse_sweep("0:1:0.1");  // rounding must not drop the last point
+  ASSERT_EQ(tenths.size(), 11u);
+  EXPECT_NEAR(tenths.back(), 1.0, 1e-12);
+}
+
+TEST(ParseSweep, RejectsBadItemsNamingThem) {
+  for (const char* bad :
+       {"", "x", "1,,2", "0:8:0", "1:0:1", "0:1:2:3", "nan", "1:inf", "0:1e9:1e-3"}) {
+    EXPECT_THROW(parse_sweep(bad), invalid_argument) << bad;
+  }
+  try {
+    parse_sweep("0:8:1,abc");
+    FAIL();
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("abc"), std::string::npos) << e.what();
+  }
+}
+
+TEST(PointSeed, MixesSeedAndIndex) {
+  EXPECT_EQ(point_seed(1, 2), point_seed(1, 2));
+  EXPECT_NE(point_seed(1, 2), point_seed(1, 3));
+  EXPECT_NE(point_seed(1, 2), point_seed(2, 2));
+  EXPECT_NE(point_seed(0, 1), point_seed(1, 0));
+}
+
+// A chain whose outcomes are scripted by frame number, recording how far it was run.
+struct scripted_chain final : chain {
+  std::map<std::uint64_t, frame_outcome> script;
+  std::uint64_t* frames_run;
+  std::size_t batch;
+  std::chrono::milliseconds delay{0};
+  frame_shape shape() const override { return {100, 25, 4, true}; }
+  std::size_t preferred_batch() const override { return batch; }
+  double run(std::uint64_t first, std::vector<frame_outcome>& outcomes) override {
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      const auto it = script.find(first + i);
+      outcomes[i] = it == script.end() ? frame_outcome{} : it->second;
+    }
+    *frames_run = std::max(*frames_run, first + outcomes.size());
+    if (delay.count()) std::this_thread::sleep_for(delay);
+    return 0.001;
+  }
+};
+
+struct scripted_family final : family {
+  std::map<std::uint64_t, frame_outcome> script;
+  std::size_t batch = 64;
+  std::chrono::milliseconds delay{0};
+  mutable std::uint64_t frames_run = 0;
+  std::string name() const override { return "scripted"; }
+  std::string sweep_name() const override { return "x"; }
+  std::string backend() const override { return "cpu"; }
+  std::vector<std::pair<std::string, std::string>> parameters() const override { return {}; }
+  std::unique_ptr<chain> make_chain(double, std::uint64_t) const override {
+    auto c = std::make_unique<scripted_chain>();
+    c->script = script;
+    c->frames_run = &frames_run;
+    c->batch = batch;
+    c->delay = delay;
+    return c;
+  }
+};
+
+scripted_family errors_at_3_5_9_20() {
+  scripted_family fam;
+  fam.script[3] = {2, 1, false};
+  fam.script[5] = {0, 0, true};  // undecodable counts as a frame error
+  fam.script[9] = {7, 3, false};
+  fam.script[20] = {1000, 1000, false};  // past the stop: must never be counted
+  return fam;
+}
+
+TEST(StoppingRule, StopsAtTheMaxFeThErrorFrameEvenWhenTheBatchOvershoots) {
+  for (const std::size_t batch : {1, 7, 64}) {
+    scripted_family fam = errors_at_3_5_9_20();
+    fam.batch = batch;
+    options opt;
+    opt.stop.max_fe = 3;
+    const point_result r = run_point(fam, 0.0, 0, opt);
+    EXPECT_EQ(r.frames, 10u) << "batch " << batch;  // frames 0..9: the 3rd error is frame 9
+    EXPECT_EQ(r.frame_errors, 3u);
+    EXPECT_EQ(r.bit_errors, 9u);
+    EXPECT_EQ(r.symbol_errors, 4u);
+    EXPECT_EQ(r.undecodable, 1u);
+    EXPECT_EQ(r.reason, stop_reason::max_fe);
+    EXPECT_DOUBLE_EQ(r.fer, 0.3);
+    EXPECT_DOUBLE_EQ(r.ber, 9.0 / 1000.0);
+    EXPECT_DOUBLE_EQ(r.ser, 4.0 / 250.0);
+    EXPECT_EQ(r.simulated_frames, (10 + batch - 1) / batch * batch);
+  }
+}
+
+TEST(StoppingRule, StopsAtMaxFramesAndRunsNoFrameBeyond) {
+  scripted_family fam = errors_at_3_5_9_20();
+  options opt;
+  opt.stop.max_fe = 100;
+  opt.stop.max_frames = 6;
+  const point_result r = run_point(fam, 0.0, 0, opt);
+  EXPECT_EQ(r.frames, 6u);
+  EXPECT_EQ(r.frame_errors, 2u);
+  EXPECT_EQ(r.reason, stop_reason::max_frames);
+  EXPECT_EQ(fam.frames_run, 6u);  // the last batch is trimmed to the frame limit
+}
+
+TEST(StoppingRule, MaxFeReachedOnTheLastAllowedFrameReportsMaxFe) {
+  scripted_family fam = errors_at_3_5_9_20();
+  options opt;
+  opt.stop.max_fe = 3;
+  opt.stop.max_frames = 10;
+  EXPECT_EQ(run_point(fam, 0.0, 0, opt).reason, stop_reason::max_fe);
+}
+
+TEST(StoppingRule, MaxTimeAndInterruptEndAPoint) {
+  scripted_family fam;  // never errs
+  fam.batch = 4;
+  fam.delay = std::chrono::milliseconds(2);
+  options opt;
+  opt.stop.max_fe = 1;
+  opt.stop.max_time_s = 0.02;
+  const point_result timed = run_point(fam, 0.0, 0, opt);
+  EXPECT_EQ(timed.reason, stop_reason::max_time);
+  EXPECT_GT(timed.frames, 0u);
+
+  std::atomic<bool> interrupt{true};
+  const std::vector<double> points = {0, 1, 2};
+  const sweep_result s = run_sweep(fam, points, opt, nullptr, &interrupt);
+  EXPECT_TRUE(s.interrupted);
+  EXPECT_TRUE(s.points.empty());
+  const point_result cut = run_point(fam, 0.0, 0, opt, &interrupt);
+  EXPECT_EQ(cut.reason, stop_reason::interrupted);
+  EXPECT_EQ(cut.frames, 0u);
+}
+
+TEST(StoppingRule, RequiresSomeLimit) {
+  scripted_family fam;
+  options opt;
+  opt.stop.max_fe = 0;
+  EXPECT_THROW(run_point(fam, 0.0, 0, opt), invalid_argument);
+}
+
+std::vector<point_result> uncoded_sweep(int threads, std::size_t batch) {
+  const uncoded::family fam({256}, backend::cpu);
+  options opt;
+  opt.seed = 42;
+  opt.stop.max_fe = 40;
+  opt.threads = threads;
+  opt.batch_frames = batch;
+  const std::vector<double> points = {3.0, 6.0};
+  return run_sweep(fam, points, opt).points;
+}
+
+TEST(Determinism, SameResultsWhateverThreadsAndBatchSize) {
+  const auto reference = uncoded_sweep(1, 7);
+  ASSERT_EQ(reference.size(), 2u);
+  for (const auto& [threads, batch] : {std::pair{2, 7}, std::pair{1, 64}, std::pair{2, 64}}) {
+    const auto other = uncoded_sweep(threads, static_cast<std::size_t>(batch));
+    ASSERT_EQ(other.size(), reference.size());
+    for (std::size_t p = 0; p < reference.size(); ++p) {
+      EXPECT_EQ(other[p].frames, reference[p].frames) << threads << " threads, batch " << batch;
+      EXPECT_EQ(other[p].frame_errors, reference[p].frame_errors);
+      EXPECT_EQ(other[p].bit_errors, reference[p].bit_errors);
+      EXPECT_EQ(other[p].seed, reference[p].seed);
+    }
+  }
+  EXPECT_EQ(reference[0].frame_errors, 40u);
+  EXPECT_GT(reference[1].frames, reference[0].frames);  // fewer errors at 6 dB
+}
+
+TEST(Determinism, DifferentSeedsGiveDifferentNumbers) {
+  const uncoded::family fam({256}, backend::cpu);
+  options a, b;
+  a.stop.max_fe = b.stop.max_fe = 20;
+  b.seed = 1;
+  const point_result ra = run_point(fam, 4.0, 0, a), rb = run_point(fam, 4.0, 0, b);
+  EXPECT_NE(std::pair(ra.frames, ra.bit_errors), std::pair(rb.frames, rb.bit_errors));
+}
+
+}  // namespace
+}  // namespace gpufec::sim
