@@ -75,7 +75,7 @@ TEST(Cli, RuntimeErrorsExitWithStatus1) {
 TEST(Cli, InfoAndHelpRun) {
   const cli_result info = run_cli("info");
   EXPECT_EQ(info.status, 0) << info.output;
-  EXPECT_NE(info.output.find("CUDA devices"), std::string::npos) << info.output;
+  EXPECT_NE(info.output.find("CUDA device"), std::string::npos) << info.output;
   EXPECT_NE(info.output.find("OpenMP threads"), std::string::npos) << info.output;
   const cli_result help = run_cli("simulate uncoded --help");
   EXPECT_EQ(help.status, 0);
