@@ -52,7 +52,7 @@ CLI::Validator unsigned_integer() {
           return "'" + text + "' is not a non-negative integer";
         return {};
       },
-      "UINT", "unsigned");
+      "", "unsigned");
 }
 
 CLI::Validator sweep_validator() {
@@ -65,7 +65,7 @@ CLI::Validator sweep_validator() {
         }
         return {};
       },
-      "SWEEP", "sweep");
+      "", "sweep");
 }
 
 }  // namespace gpufec::cli

@@ -55,9 +55,6 @@ void table_printer::print_header() {
 }
 
 void table_printer::on_point(const point_result& r) {
-  if (r.shape.q_ary && !q_ary_) {
-    q_ary_ = true;  // SER appears on its own line so the columns stay the same for every family
-  }
   out_ << "  " << pad_left(fmt("%.4g", r.point), 8) << " | "
        << pad_left(std::to_string(r.frames), 10) << " | "
        << pad_left(std::to_string(r.bit_errors), 10) << " | "
@@ -67,6 +64,7 @@ void table_printer::on_point(const point_result& r) {
        << " | " << pad_left(fmt("%.2f", r.chain_mbps), 10) << " | "
        << pad_left(fmt("%.2f", r.wall_seconds), 7) << " | " << to_string(r.reason)
        << (r.reason == stop_reason::interrupted ? " *" : "") << "\n";
+  // SER gets its own line, so the columns are the same for every family.
   if (r.shape.q_ary)
     out_ << "  " << pad_left("", 8) << "   SER " << sci(r.ser) << " [" << ci_text(r.ser_ci)
          << "], symbol errors " << r.symbol_errors << "\n";

@@ -32,7 +32,6 @@ class table_printer final : public observer {
  private:
   std::ostream& out_;
   run_description run_;
-  bool q_ary_ = false;
 };
 
 nlohmann::json to_json(const run_description& run, const sweep_result& s);
