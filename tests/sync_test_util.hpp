@@ -12,6 +12,10 @@
 
 namespace gpufec::sync::testing {
 
+inline bsid_params params(double Pi, double Pd, double Ps = 0) {
+  return {Pi, Pd, Ps};
+}
+
 struct frames {
   std::vector<std::vector<std::uint32_t>> messages;
   batch<std::uint8_t> received;

@@ -9,6 +9,7 @@
 #include "gpufec/common/philox.hpp"
 #include "gpufec/sync/bsid_channel.hpp"
 #include "gpufec/sync/drift.hpp"
+#include "sync_test_util.hpp"
 
 using gpufec::philox_stream;
 using gpufec::rng_channel;
@@ -18,13 +19,7 @@ using gpufec::sync::bsid_transmit;
 
 namespace {
 
-bsid_params params(double Pi, double Pd, double Ps = 0) {
-  bsid_params p;
-  p.Pi = Pi;
-  p.Pd = Pd;
-  p.Ps = Ps;
-  return p;
-}
+using gpufec::sync::testing::params;
 
 std::vector<std::uint8_t> random_bits(std::size_t n, std::uint64_t seed) {
   philox_stream s(seed, rng_source, 0);

@@ -8,6 +8,7 @@
 
 #include "gpufec/common/error.hpp"
 #include "gpufec/sync/drift.hpp"
+#include "sync_test_util.hpp"
 
 using gpufec::sync::bsid_params;
 using gpufec::sync::compute_drift_limits;
@@ -17,13 +18,7 @@ using gpufec::sync::per_codeword_probability;
 
 namespace {
 
-bsid_params params(double Pi, double Pd, double Ps = 0) {
-  bsid_params p;
-  p.Pi = Pi;
-  p.Pd = Pd;
-  p.Ps = Ps;
-  return p;
-}
+using gpufec::sync::testing::params;
 
 // The exact drift distribution by dynamic programming over the channel's Markov chain: per input
 // symbol, k >= 0 insertions with probability Pi^k, then deletion (Pd) or transmission (Pt).

@@ -23,8 +23,8 @@ namespace {
 template <class real>
 class cpu_engine final : public decoder_engine {
  public:
-  cpu_engine(const tvb_code& code, const geometry& g, storage_mode storage, std::size_t max_batch)
-      : code_(code), g_(g), storage_(storage), max_batch_(max_batch) {}
+  cpu_engine(const tvb_code& code, const geometry& g, storage_mode storage)
+      : code_(code), g_(g), storage_(storage) {}
 
   std::size_t allocated_bytes() const override {
     std::size_t bytes = 0;
@@ -217,18 +217,15 @@ class cpu_engine final : public decoder_engine {
   const tvb_code code_;  // a copy: the engine must not depend on where the plan lives
   geometry g_;
   storage_mode storage_;
-  std::size_t max_batch_;
   std::vector<workspace> workspaces_;
 };
 
 }  // namespace
 
 std::unique_ptr<decoder_engine> make_cpu_engine(const tvb_code& code, const geometry& g,
-                                                storage_mode storage, real_kind lattice_real,
-                                                std::size_t max_batch) {
-  if (lattice_real == real_kind::f64)
-    return std::make_unique<cpu_engine<double>>(code, g, storage, max_batch);
-  return std::make_unique<cpu_engine<float>>(code, g, storage, max_batch);
+                                                storage_mode storage, real_kind lattice_real) {
+  if (lattice_real == real_kind::f64) return std::make_unique<cpu_engine<double>>(code, g, storage);
+  return std::make_unique<cpu_engine<float>>(code, g, storage);
 }
 
 }  // namespace gpufec::sync::detail

@@ -325,9 +325,10 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
       "no frame end within the drift limits"};
   for (int f = 0; f < count; ++f) {
     const int s = host_status_[f];
-    if (s == status_ok || s == status_skip) continue;
-    out.decoded[first + f] = 0;
-    out.messages[first + f] = reasons[s];
+    if (s == status_ok) continue;
+    out.decoded[first + f] = 0;  // skipped frames (host or channel kernel) keep their message
+    if (out.messages[first + f].empty())
+      out.messages[first + f] = s == status_skip ? "not decodable (received length)" : reasons[s];
   }
 }
 

@@ -43,8 +43,7 @@ class decoder_engine {
 };
 
 std::unique_ptr<decoder_engine> make_cpu_engine(const tvb_code& code, const geometry& g,
-                                                storage_mode storage, real_kind lattice_real,
-                                                std::size_t max_batch);
+                                                storage_mode storage, real_kind lattice_real);
 // Defined in cuda_decoder.cu, or in cuda_decoder.nocuda.cpp (throws: built without CUDA).
 std::unique_ptr<decoder_engine> make_cuda_engine(const tvb_code& code, const geometry& g,
                                                  const decoder_options& options,

@@ -118,7 +118,7 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
     summary_.storage = s;
     summary_.memory_bytes =
         memory_estimate(code_, g.frame, g.codeword, s, options_.lattice_real, concurrent);
-    engine_ = detail::make_cpu_engine(code_, g, s, options_.lattice_real, max_batch);
+    engine_ = detail::make_cpu_engine(code_, g, s, options_.lattice_real);
   } else {
     storage_mode s = options_.storage;
     engine_ = detail::make_cuda_engine(code_, g, options_, max_batch, s);

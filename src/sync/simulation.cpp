@@ -90,15 +90,17 @@ class cpu_chain final : public sim::chain {
       messages_.resize(n * N);
       received_.assign(n * capacity_, 0);
       lengths_.assign(n, 0);
+      frames_x_.resize(static_cast<std::size_t>(omp_get_max_threads()) * code.tau());
 #pragma omp parallel for schedule(dynamic, 1)
       for (std::int64_t k = 0; k < static_cast<std::int64_t>(n); ++k) {
         const std::uint64_t f = first + begin + k;
         std::uint32_t* msg = messages_.data() + k * N;
         detail::draw_message(seed_, f, code.q(), msg, N);
-        std::vector<std::uint8_t> x(code.tau());
-        code.encode(std::span<const std::uint32_t>(msg, N), x);
+        std::uint8_t* x =
+            frames_x_.data() + static_cast<std::size_t>(omp_get_thread_num()) * code.tau();
+        code.encode(std::span<const std::uint32_t>(msg, N), std::span<std::uint8_t>(x, code.tau()));
         philox_stream chan(seed_, rng_channel, f);
-        const std::size_t rho = bsid_transmit(channel_, x.data(), x.size(), chan,
+        const std::size_t rho = bsid_transmit(channel_, x, code.tau(), chan,
                                               received_.data() + k * capacity_, capacity_);
         lengths_[k] = rho <= capacity_ ? rho : 0;  // too long: undecodable (empty frame)
       }
@@ -130,6 +132,7 @@ class cpu_chain final : public sim::chain {
   std::size_t capacity_;
   std::vector<std::uint32_t> messages_;
   std::vector<std::uint8_t> received_;
+  std::vector<std::uint8_t> frames_x_;  // one encoded frame per thread
   std::vector<std::size_t> lengths_;
   batch<std::uint8_t> batch_;
   decode_output out_;
