@@ -123,14 +123,17 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
       g.M_tau = c.M_tau;
       g.M_n = c.M_n;
       g.storage = to_string(gpu.summary().storage);
+      g.kernel_shapes = gpu.summary().kernel_shapes;
       g.seconds_per_frame = med / b;
       g.frames_per_s = 1 / g.seconds_per_frame;
       g.info_mbps = info_bits * g.frames_per_s / 1e6;
       g.speedup = c.seconds_per_frame / g.seconds_per_frame;
-      g.gamma = split.gamma / split.total;
-      g.fb = split.forward_backward / split.total;
-      g.app = split.app / split.total;
-      g.transfer = split.transfer / split.total;
+      // Shares of the summed phase times: a batch runs in pipelined parts whose phases overlap.
+      const double phases = split.gamma + split.forward_backward + split.app + split.transfer;
+      g.gamma = split.gamma / phases;
+      g.fb = split.forward_backward / phases;
+      g.app = split.app / phases;
+      g.transfer = split.transfer / phases;
       g.symbol_errors = count_errors(out, data.messages, b);
       const std::size_t common = std::min(b, cfg.cpu_frames) * pt.N;
       g.matches_cpu = std::equal(out.decisions.begin(), out.decisions.begin() + common,
@@ -163,6 +166,17 @@ std::string format_table(const std::vector<bench_row>& rows) {
        << std::setw(11) << r.info_mbps << std::setw(10) << std::setprecision(4) << r.speedup
        << std::setw(22) << split.str() << std::setw(9) << r.symbol_errors << std::setw(7)
        << (r.matches_cpu ? "yes" : "NO") << "\n";
+  }
+  // Kernel shapes once per point, from its largest batch (the plan the speedup targets use).
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const bool last_of_point = k + 1 == rows.size() || rows[k + 1].point.q != rows[k].point.q ||
+                               rows[k + 1].point.n != rows[k].point.n ||
+                               rows[k + 1].point.N != rows[k].point.N ||
+                               rows[k + 1].point.p != rows[k].point.p;
+    if (!last_of_point || rows[k].kernel_shapes.empty()) continue;
+    os << "kernels at q=" << rows[k].point.q << " n=" << rows[k].point.n << " N=" << rows[k].point.N
+       << " p=" << rows[k].point.p << " batch " << rows[k].batch << ":\n";
+    for (const auto& line : rows[k].kernel_shapes) os << "  " << line << "\n";
   }
   return os.str();
 }
@@ -200,7 +214,8 @@ nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& c
                          {"fraction_L", r.app},
                          {"fraction_transfer", r.transfer},
                          {"symbol_errors", r.symbol_errors},
-                         {"matches_cpu", r.matches_cpu}});
+                         {"matches_cpu", r.matches_cpu},
+                         {"kernel_shapes", r.kernel_shapes}});
   return j;
 }
 

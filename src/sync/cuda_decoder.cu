@@ -6,6 +6,7 @@
 
 #include "sync/cuda_decoder_kernels.cuh"
 #include "sync/cuda_engine.cuh"
+#include "sync/cuda_gamma_warp.cuh"
 
 namespace gpufec::sync {
 namespace cuda_detail {
@@ -35,6 +36,36 @@ void allow_shared(Kernel kernel, std::size_t shared) {
 int d_lanes(int q, int max_threads) {
   return q < 32 ? q : std::min(round_up(q, 32), std::max(32, max_threads / 32 * 32));
 }
+
+using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, float*,
+                               double*);
+
+// The register-row gamma kernel for a row of W >= M_n entries (widths in steps of 4).
+gamma_warp_fn gamma_warp_for(int W) {
+  switch (W) {
+    case 4:
+      return gamma_warp_kernel<4>;
+    case 8:
+      return gamma_warp_kernel<8>;
+    case 12:
+      return gamma_warp_kernel<12>;
+    case 16:
+      return gamma_warp_kernel<16>;
+    case 20:
+      return gamma_warp_kernel<20>;
+    case 24:
+      return gamma_warp_kernel<24>;
+    case 28:
+      return gamma_warp_kernel<28>;
+    case 32:
+      return gamma_warp_kernel<32>;
+    default:
+      return nullptr;
+  }
+}
+
+constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
+constexpr int min_part_frames = 32;  // ... of at least this many frames
 
 }  // namespace
 
@@ -72,7 +103,12 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   sm_count_ = prop.multiProcessorCount;
   shared_optin_ = prop.sharedMemPerBlockOptin;
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  for (auto& e : events_) GPUFEC_CUDA_CHECK(cudaEventCreate(&e));
+  GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
+  GPUFEC_CUDA_CHECK(cudaEventCreate(&start_));
+  GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
+  parts_.resize(max_parts);
+  for (auto& p : parts_)
+    for (auto& e : p.events) GPUFEC_CUDA_CHECK(cudaEventCreate(&e));
 
   // Codewords as bit masks (bit r = symbol r), [i][D]: the flat table of sec. III-B.
   std::vector<std::uint32_t> masks(static_cast<std::size_t>(g.N) * g.q);
@@ -132,9 +168,13 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
 }
 
 cuda_engine::~cuda_engine() {
-  for (auto& e : events_)
+  for (auto& p : parts_)
+    for (auto& e : p.events)
+      if (e) cudaEventDestroy(e);
+  for (cudaEvent_t e : {start_, inputs_ready_})
     if (e) cudaEventDestroy(e);
-  if (stream_) cudaStreamDestroy(stream_);
+  for (cudaStream_t st : {stream_, stream2_})
+    if (st) cudaStreamDestroy(st);
 }
 
 std::size_t cuda_engine::bytes_per_frame(bool global) const {
@@ -199,6 +239,20 @@ void cuda_engine::choose_shapes() {
     allow_shared(kernel, best.shared);
     return best;
   };
+  // The register-row gamma kernel covers the common case: corridor lattice in float, a warp of
+  // D lanes, a row of at most 32 entries and a received segment of at most 64 symbols.
+  gamma_width_ = 0;
+  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.n + g_.chi <= 64)
+    gamma_width_ = round_up(g_.Mn, 4) <= gamma_warp_max_width ? round_up(g_.Mn, 4) : 0;
+  if (gamma_width_) {
+    const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
+    for (int threads = 64; threads <= target_threads; threads *= 2) {
+      const int blocks = occupancy(kernel, threads, 0);
+      if (blocks * threads > gamma_shape_.blocks_per_sm * gamma_shape_.threads)
+        gamma_shape_ = {threads, 32, threads / 32, 0, blocks};
+    }
+    require(gamma_shape_.threads > 0, "no block of the gamma kernel fits the device");
+  }
   const int Bx = d_lanes(g_.q, target_threads);
   auto gamma_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
@@ -206,21 +260,33 @@ void cuda_engine::choose_shapes() {
   };
   if (f64_lattice_)
     gamma_shape_ = pick(gamma_kernel<double>, Bx, g_.M, gamma_shared);
-  else
+  else if (!gamma_width_)
     gamma_shape_ = pick(gamma_kernel<float>, Bx, g_.M, gamma_shared);
   auto app_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
-    return 8 * static_cast<std::size_t>(states) * g_.q +
+    return 8 * (static_cast<std::size_t>(states) * g_.q + 2 * g_.M) +
            (global_ ? 0 : real_bytes * g_.row_len * T);
   };
   if (f64_lattice_)
     app_shape_ = pick(app_kernel<double>, Bx, g_.M, app_shared);
   else
     app_shape_ = pick(app_kernel<float>, Bx, g_.M, app_shared);
-  fb_shape_.threads = std::clamp(round_up(g_.M, 32), 32, target_threads);
-  fb_shape_.Bx = fb_shape_.threads;
-  fb_shape_.By = 1;
-  fb_shape_.blocks_per_sm = occupancy(fb_kernel, fb_shape_.threads, 0);
+  // alpha/beta: one warp per (frame, direction); the next gsum row is prefetched into shared
+  // memory when two rows fit in half of a block's shared memory (at least two blocks per SM).
+  const std::size_t rows_bytes = 2 * 8 * static_cast<std::size_t>(g_.M);
+  const std::size_t prefetch_bytes = rows_bytes + 2 * 8 * static_cast<std::size_t>(g_.M) * g_.Mn;
+  fb_prefetch_ = prefetch_bytes <= shared_optin_ / 2;
+  require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
+                         " drift states need more shared memory than the device's ", shared_optin_,
+                         " bytes per block");
+  fb_shape_ = {32, 32, 1, fb_prefetch_ ? prefetch_bytes : rows_bytes, 0};
+  if (fb_prefetch_) {
+    allow_shared(fb_kernel<true>, fb_shape_.shared);
+    fb_shape_.blocks_per_sm = occupancy(fb_kernel<true>, 32, fb_shape_.shared);
+  } else {
+    allow_shared(fb_kernel<false>, fb_shape_.shared);
+    fb_shape_.blocks_per_sm = occupancy(fb_kernel<false>, 32, fb_shape_.shared);
+  }
 }
 
 std::vector<std::string> cuda_engine::kernel_shapes() const {
@@ -232,58 +298,104 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
     return os.str();
   };
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-  return {line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-          line("alpha/beta", fb_shape_, "frames x 2 (persistent over i)"),
+  return {gamma_width_
+              ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
+                     cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
+              : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
+          line(fb_prefetch_ ? "alpha/beta (gsum rows prefetched)" : "alpha/beta", fb_shape_,
+               "frames x 2 (persistent over i)"),
           line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
                cat(g_.N, " x frames")),
           cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
               max_batch_)};
 }
 
-void cuda_engine::launch(int count) {
-  device_frames b{y_.get(),      offsets_.get(),
-                  rho_.get(),    priors_.size() ? priors_.get() : nullptr,
-                  status_.get(), count};
-  const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-  const dim3 gamma_grid(static_cast<unsigned>(g_.N * tiles), static_cast<unsigned>(count));
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[1], stream_));
-  if (f64_lattice_)
-    gamma_kernel<double><<<gamma_grid, gamma_shape_.threads, gamma_shape_.shared, stream_>>>(
-        g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
-        global_ ? reinterpret_cast<double*>(gamma_.get()) : nullptr, gsum_.get());
-  else
-    gamma_kernel<float><<<gamma_grid, gamma_shape_.threads, gamma_shape_.shared, stream_>>>(
-        g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
-        global_ ? reinterpret_cast<float*>(gamma_.get()) : nullptr, gsum_.get());
+void cuda_engine::launch(const part& p, bool has_priors) {
+  const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, first = p.first;
+  const cudaStream_t st = p.lane ? stream2_ : stream_;
+  device_frames b{y_.get(),
+                  offsets_.get() + first,
+                  rho_.get() + first,
+                  has_priors ? priors_.get() + first * N * q : nullptr,
+                  status_.get() + first,
+                  p.count};
+  const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
+  unsigned char* gamma = global_ ? gamma_.get() + first * N * M * Mn * q * real_bytes : nullptr;
+  double* gsum = gsum_.get() + first * N * M * Mn;
+  double* alpha = alpha_.get() + first * (N + 1) * M;
+  double* beta = beta_.get() + first * (N + 1) * M;
+  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
+  if (gamma_width_) {
+    const long long warps = static_cast<long long>(p.count) * g_.N * g_.M;
+    const int per_block = gamma_shape_.threads / 32;
+    gamma_warp_for(gamma_width_)<<<static_cast<unsigned>((warps + per_block - 1) / per_block),
+                                   gamma_shape_.threads, 0, st>>>(
+        g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum);
+  } else {
+    const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
+    const dim3 grid(static_cast<unsigned>(g_.N * tiles), static_cast<unsigned>(p.count));
+    if (f64_lattice_)
+      gamma_kernel<double><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+          g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
+          reinterpret_cast<double*>(gamma), gsum);
+    else
+      gamma_kernel<float><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+          g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
+          reinterpret_cast<float*>(gamma), gsum);
+  }
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[2], stream_));
-  fb_kernel<<<dim3(static_cast<unsigned>(count), 2), fb_shape_.threads, 0, stream_>>>(
-      g_, b, gsum_.get(), alpha_.get(), beta_.get(),
-      end_prior_.size() ? end_prior_.get() : nullptr);
-  GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[3], stream_));
-  const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(count));
-  if (f64_lattice_)
-    app_kernel<double><<<app_grid, app_shape_.threads, app_shape_.shared, stream_>>>(
-        g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
-        global_ ? reinterpret_cast<const double*>(gamma_.get()) : nullptr, alpha_.get(),
-        beta_.get(), app_.get(), decisions_.get(), lambda_.get());
+  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[1], st));
+  const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
+  const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
+  if (fb_prefetch_)
+    fb_kernel<true><<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
   else
-    app_kernel<float><<<app_grid, app_shape_.threads, app_shape_.shared, stream_>>>(
+    fb_kernel<false><<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
+  GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
+  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[2], st));
+  const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
+  double* app = app_.get() + first * N * q;
+  std::uint32_t* decisions = decisions_.get() + first * N;
+  double* lambda = lambda_.get() + first * (N + 1) * M;
+  if (f64_lattice_)
+    app_kernel<double><<<app_grid, app_shape_.threads, app_shape_.shared, st>>>(
         g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
-        global_ ? reinterpret_cast<const float*>(gamma_.get()) : nullptr, alpha_.get(), beta_.get(),
-        app_.get(), decisions_.get(), lambda_.get());
+        reinterpret_cast<const double*>(gamma), alpha, beta, app, decisions, lambda);
+  else
+    app_kernel<float><<<app_grid, app_shape_.threads, app_shape_.shared, st>>>(
+        g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
+        reinterpret_cast<const float*>(gamma), alpha, beta, app, decisions, lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[4], stream_));
+  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
+}
+
+// Copies a part's results back (the host waits here while the GPU runs the next part).
+void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first,
+                            bool full_output) {
+  const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first;
+  const cudaStream_t st = p.lane ? stream2_ : stream_;
+  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_status_.data() + p.first, status_.get() + p.first,
+                                    p.count * sizeof(int), cudaMemcpyDeviceToHost, st));
+  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + at * N, decisions_.get() + p.first * N,
+                                    p.count * N * 4, cudaMemcpyDeviceToHost, st));
+  if (full_output) {
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.app.data() + at * N * q, app_.get() + p.first * N * q,
+                                      p.count * N * q * 8, cudaMemcpyDeviceToHost, st));
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + at * (N + 1) * M,
+                                      lambda_.get() + p.first * (N + 1) * M,
+                                      p.count * (N + 1) * M * 8, cudaMemcpyDeviceToHost, st));
+  }
+  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
+  GPUFEC_CUDA_CHECK(cudaEventSynchronize(p.events[4]));
 }
 
 void cuda_engine::record_start() {
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[0], stream_));
+  GPUFEC_CUDA_CHECK(cudaEventRecord(start_, stream_));
 }
 
 void cuda_engine::run_loaded(int count, const double* host_priors, decode_output& out,
                              std::size_t first, bool full_output) {
-  const std::size_t N = g_.N, q = g_.q, M = g_.M;
+  const std::size_t N = g_.N, q = g_.q;
   if (host_priors) {
     priors_.resize(chunk_ * N * q);
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(priors_.get(), host_priors, count * N * q * 8,
@@ -291,31 +403,38 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   } else {
     priors_.release();
   }
-  launch(count);
-  host_status_.resize(count);
-  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_status_.data(), status_.get(), count * sizeof(int),
-                                    cudaMemcpyDeviceToHost, stream_));
-  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + first * N, decisions_.get(),
-                                    count * N * 4, cudaMemcpyDeviceToHost, stream_));
-  if (full_output) {
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.app.data() + first * N * q, app_.get(), count * N * q * 8,
-                                      cudaMemcpyDeviceToHost, stream_));
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + first * (N + 1) * M,
-                                      lambda_.get(), count * (N + 1) * M * 8,
-                                      cudaMemcpyDeviceToHost, stream_));
+  // The inputs were staged on stream_; the second stream waits for them.
+  GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
+  GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
+  const int parts = std::clamp(count / min_part_frames, 1, max_parts);
+  for (int k = 0; k < parts; ++k) {
+    parts_[k].first = static_cast<int>(static_cast<long long>(count) * k / parts);
+    parts_[k].count =
+        static_cast<int>(static_cast<long long>(count) * (k + 1) / parts) - parts_[k].first;
+    parts_[k].lane = k & 1;
   }
-  GPUFEC_CUDA_CHECK(cudaEventRecord(events_[5], stream_));
-  GPUFEC_CUDA_CHECK(cudaEventSynchronize(events_[5]));
-  auto seconds = [&](int a, int b) {
+  // Software pipeline: part k + 1 is queued before the host waits for part k's copies.
+  host_status_.resize(count);
+  launch(parts_[0], host_priors != nullptr);
+  for (int k = 0; k < parts; ++k) {
+    if (k + 1 < parts) launch(parts_[k + 1], host_priors != nullptr);
+    copy_back(parts_[k], out, first, full_output);
+  }
+  auto seconds = [](cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
-    GPUFEC_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[a], events_[b]));
+    GPUFEC_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
     return ms * 1e-3;
   };
-  timings_.transfer += seconds(0, 1) + seconds(4, 5);
-  timings_.gamma += seconds(1, 2);
-  timings_.forward_backward += seconds(2, 3);
-  timings_.app += seconds(3, 4);
-  timings_.total += seconds(0, 5);
+  // Phase times are sums over the parts (which may overlap); total is the wall time on the GPU.
+  timings_.transfer += seconds(start_, parts_[0].events[0]);
+  for (int k = 0; k < parts; ++k) {
+    const part& p = parts_[k];
+    timings_.gamma += seconds(p.events[0], p.events[1]);
+    timings_.forward_backward += seconds(p.events[1], p.events[2]);
+    timings_.app += seconds(p.events[2], p.events[3]);
+    timings_.transfer += seconds(p.events[3], p.events[4]);
+  }
+  timings_.total += seconds(start_, parts_[parts - 1].events[4]);
   static const char* const reasons[] = {
       "",
       "",

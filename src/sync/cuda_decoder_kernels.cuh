@@ -2,6 +2,8 @@
 // comment above each kernel gives the meaning of its indices and its shared memory.
 #pragma once
 
+#include <cuda_pipeline.h>
+
 #include "sync/cuda_kernels.cuh"
 
 namespace gpufec::sync::cuda_detail {
@@ -14,7 +16,8 @@ __device__ __forceinline__ double prior_of(const device_frames& b, const device_
 // gamma_kernel: grid (N * m_tiles, frames [, 1]); block Bx * By threads, thread t -> D lane
 // tx = t % Bx (D = tx, tx + Bx, ...), state ty = t / Bx (m' = tile * By + ty).
 // Shared: lattice rows real[row_len][T], then partial sums double[Mn][T].
-// Writes gsum[f][i][m'][delta] for every (m', delta) of the tile (0 where invalid) and, when
+// Writes gsum[f][i][k][m'] (k = delta - m_n^-) for every (m', delta) of the tile (0 where invalid;
+// k-major so that alpha and beta read it coalesced) and, when
 // `gamma` is non-null, R at gamma[f][i][m'][delta][D].
 template <class real>
 __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
@@ -56,92 +59,135 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
     if (pmp >= g.M) continue;
     double s = 0;
     for (int lane = 0; lane < Bx; ++lane) s += all[k * T + py * Bx + lane];
-    gsum[((static_cast<std::size_t>(f) * g.N + i) * g.M + pmp) * g.Mn + k] = s;
+    gsum[((static_cast<std::size_t>(f) * g.N + i) * g.Mn + k) * g.M + pmp] = s;
   }
 }
 
-// fb_kernel: grid (frames, 2); blockIdx.y 0 runs alpha forward, 1 runs beta backward, each a
-// persistent block looping over i; thread t handles states m = t, t + T, ...
-// Shared: 32 doubles of reduction scratch. alpha, beta: [f][i = 0..N][m].
+// Biased exponent of a non-negative double (0 for zero and subnormals, 0x7ff for inf and NaN).
+__device__ __forceinline__ int exponent_of(double v) {
+  return static_cast<int>((__double_as_longlong(v) >> 52) & 0x7ff);
+}
+
+__device__ __forceinline__ int warp_max(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return v;
+#endif
+}
+
+// The power of two that brings the warp's largest value into [1, 2), from each lane's largest
+// exponent; 0 when every value is zero or one is not finite (no probability left). Scaling by it
+// is exact, and alpha and beta are only ever used up to a constant factor per row (L and lambda
+// are normalized), so this replaces the division by the row sum without a reduction of sums.
+__device__ __forceinline__ double warp_pow2_scale(int lane_exponent, bool lane_nonzero) {
+  int e = warp_max(lane_exponent);
+  if (e == 0x7ff) return 0.0;
+  if (e == 0) {
+    if (!__any_sync(0xffffffffu, lane_nonzero)) return 0.0;
+    e = 1;  // only subnormals: 2^1022 brings them up exactly
+  }
+  e = min(e, 2045);
+  return __longlong_as_double(static_cast<long long>(2046 - e) << 52);
+}
+
+// fb_kernel: grid (frames, 2), one warp per block: blockIdx.y 0 runs alpha forward (4), (11)-(12),
+// 1 runs beta backward (5), each looping over i with warp synchronization only; lane l handles
+// states l, l + 32, ... Shared: two rows of M doubles (previous, next), then with `prefetch` two
+// gsum rows of Mn * M doubles: row i +- 1 is copied asynchronously while row i is used.
+// alpha, beta: [f][i = 0..N][m], each row scaled by a power of two.
+template <bool prefetch>
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
                           double* beta, const double* end_prior) {
-  __shared__ double scratch[32];
-  const int f = blockIdx.x, T = blockDim.x, t = threadIdx.x;
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int f = blockIdx.x, lane = threadIdx.x;
   if (b.status[f] != status_ok) return;
-  const std::size_t rows = static_cast<std::size_t>(g.N + 1) * g.M;
-  const double* gs = gsum + static_cast<std::size_t>(f) * g.N * g.M * g.Mn;
-  const long long rho = b.rho[f];
-  auto normalize = [&](double* v, double partial_sum, int failure) {
-    const double total = block_sum(partial_sum, scratch);
-    if (!(total > 0) || !isfinite(total)) {
-      if (t == 0) atomicCAS(&b.status[f], status_ok, failure);
-      return false;
-    }
-    const double inv = 1.0 / total;
-    for (int m = t; m < g.M; m += T) v[m] *= inv;
-    return true;
+  const bool forward = blockIdx.y == 0;
+  const std::size_t row_values = static_cast<std::size_t>(g.Mn) * g.M;
+  const double* gs = gsum + static_cast<std::size_t>(f) * g.N * row_values;
+  double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
+  double* rows = reinterpret_cast<double*>(smem);
+  double* gbuf = rows + 2 * g.M;
+  auto fetch = [&](int i, int slot) {
+    double* dst = gbuf + slot * row_values;
+    const double* src = gs + static_cast<std::size_t>(i) * row_values;
+    for (std::size_t e = lane; e < row_values; e += 32)
+      __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
+    __pipeline_commit();
   };
-  if (blockIdx.y == 0) {
-    double* a = alpha + f * rows;
-    for (int m = t; m < g.M; m += T) a[m] = (m == -g.lo) ? 1.0 : 0.0;
-    __syncthreads();
-    for (int i = 0; i < g.N; ++i) {
-      const double* prev = a + static_cast<std::size_t>(i) * g.M;
-      double* next = a + static_cast<std::size_t>(i + 1) * g.M;
-      const double* gi = gs + static_cast<std::size_t>(i) * g.M * g.Mn;
-      double local = 0;
-      for (int m = t; m < g.M; m += T) {
-        double v = 0;
-        for (int k = 0; k < g.Mn; ++k) {  // m = m' + delta
-          const int mp = m - (g.clo + k);
-          if (mp >= 0 && mp < g.M) v += prev[mp] * gi[static_cast<std::size_t>(mp) * g.Mn + k];
-        }
-        next[m] = v;
-        local += v;
-      }
-      if (!normalize(next, local, status_zero_forward)) return;
-      __syncthreads();
-    }
-  } else {
-    double* bt = beta + f * rows;
-    double* bN = bt + static_cast<std::size_t>(g.N) * g.M;
-    double s = 0;
-    for (int m = t; m < g.M; m += T) {
-      const long long drift = g.lo + m;
-      double v;
-      if (g.end_known)
-        v = drift == rho - g.tau ? 1.0 : 0.0;
+  auto fail = [&](int why) {
+    if (lane == 0) atomicCAS(&b.status[f], status_ok, why);
+  };
+
+  // alpha_0: drift 0; beta_N: the known end or the drift pmf prior.
+  const long long rho = b.rho[f];
+  int e_lane = 0;
+  bool nonzero = false;
+  for (int m = lane; m < g.M; m += 32) {
+    const long long drift = g.lo + m;
+    double v;
+    if (forward)
+      v = m == -g.lo ? 1.0 : 0.0;
+    else if (g.end_known)
+      v = drift == rho - g.tau ? 1.0 : 0.0;
+    else
+      v = g.tau + drift <= rho ? end_prior[m] : 0.0;
+    rows[m] = v;
+    e_lane = max(e_lane, exponent_of(v));
+    nonzero |= v != 0;
+  }
+  double scale = warp_pow2_scale(e_lane, nonzero);
+  if (scale == 0) return fail(forward ? status_zero_forward : status_no_end);
+  const int first = forward ? 0 : g.N;
+  for (int m = lane; m < g.M; m += 32)
+    out[static_cast<std::size_t>(first) * g.M + m] = rows[m] *= scale;
+  if (prefetch) fetch(forward ? 0 : g.N - 1, 0);
+
+  for (int step = 0; step < g.N; ++step) {
+    const int i = forward ? step : g.N - 1 - step;  // the gsum row this step uses
+    __syncwarp();  // the previous step is done with the buffers refilled below
+    if (prefetch) {
+      if (step + 1 < g.N)
+        fetch(forward ? i + 1 : i - 1, (step + 1) & 1);
       else
-        v = g.tau + drift <= rho ? end_prior[m] : 0.0;
-      s += bN[m] = v;
+        __pipeline_commit();  // an empty group keeps the wait below uniform
+      __pipeline_wait_prior(1);
+      __syncwarp();
     }
-    if (!normalize(bN, s, status_no_end)) return;
-    __syncthreads();
-    for (int i = g.N - 1; i >= 0; --i) {
-      const double* next = bt + static_cast<std::size_t>(i + 1) * g.M;
-      double* cur = bt + static_cast<std::size_t>(i) * g.M;
-      const double* gi = gs + static_cast<std::size_t>(i) * g.M * g.Mn;
-      double local = 0;
-      for (int mp = t; mp < g.M; mp += T) {
-        double v = 0;
-        for (int k = 0; k < g.Mn; ++k) {
-          const int m = mp + g.clo + k;
-          if (m >= 0 && m < g.M) v += gi[static_cast<std::size_t>(mp) * g.Mn + k] * next[m];
+    const double* gi =
+        prefetch ? gbuf + (step & 1) * row_values : gs + static_cast<std::size_t>(i) * row_values;
+    const double* prev = rows + (step & 1) * g.M;
+    double* next = rows + ((step + 1) & 1) * g.M;
+    e_lane = 0;
+    nonzero = false;
+    for (int m = lane; m < g.M; m += 32) {
+      double v = 0;
+      for (int k = 0; k < g.Mn; ++k) {
+        if (forward) {  // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(m', delta)
+          const int mp = m - (g.clo + k);
+          if (mp >= 0 && mp < g.M) v += prev[mp] * gi[static_cast<std::size_t>(k) * g.M + mp];
+        } else {  // beta_i(m') = sum over m = m' + delta of gsum(m', delta) beta_{i+1}(m)
+          const int mm = m + g.clo + k;
+          if (mm >= 0 && mm < g.M) v += gi[static_cast<std::size_t>(k) * g.M + m] * prev[mm];
         }
-        cur[mp] = v;
-        local += v;
       }
-      if (!normalize(cur, local, status_zero_backward)) return;
-      __syncthreads();
+      next[m] = v;
+      e_lane = max(e_lane, exponent_of(v));
+      nonzero |= v != 0;
     }
+    scale = warp_pow2_scale(e_lane, nonzero);
+    if (scale == 0) return fail(forward ? status_zero_forward : status_zero_backward);
+    const std::size_t at = static_cast<std::size_t>(forward ? i + 1 : i) * g.M;
+    for (int m = lane; m < g.M; m += 32) out[at + m] = next[m] *= scale;
   }
 }
 
 // app_kernel: grid (N, frames); block Bx * Bz threads: D lane tx = t % Bx (D = tx, tx + Bx, ...),
-// state group tz = t / Bx (m' = tz, tz + Bz, ...). Shared: acc double[Bz][q], then (local storage)
-// lattice rows real[row_len][T]. With `gamma` null the lattices are run again (local storage).
-// Writes app[f][i][D] (normalized), decisions[f][i], lambda[f][i][m] (and lambda[f][N] from the
-// last block).
+// state group tz = t / Bx (m' = tz, tz + Bz, ...). Shared: acc double[Bz][q], the rows alpha_i and
+// beta_{i+1} (double[M] each), then (local storage) lattice rows real[row_len][T]. With `gamma`
+// null the lattices are run again (local storage). Writes app[f][i][D] (normalized),
+// decisions[f][i], lambda[f][i][m] (and lambda[f][N] from the last block).
 template <class real>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                            int Bx, int Bz, const real* gamma, const double* alpha,
@@ -153,32 +199,40 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   const int i = blockIdx.x, f = blockIdx.y;
   if (b.status[f] != status_ok) return;
   double* acc = reinterpret_cast<double*>(smem);
-  real* row = reinterpret_cast<real*>(smem + sizeof(double) * Bz * g.q) + t;
+  double* sa = acc + Bz * g.q;  // alpha_i
+  double* sb = sa + g.M;        // beta_{i+1}
+  real* row = reinterpret_cast<real*>(sb + g.M) + t;
   const std::size_t rows = static_cast<std::size_t>(g.N + 1) * g.M;
   const double* a = alpha + f * rows + static_cast<std::size_t>(i) * g.M;
   const double* b1 = beta + f * rows + static_cast<std::size_t>(i + 1) * g.M;
   const long long rho = b.rho[f];
+  for (int m = t; m < g.M; m += T) {
+    sa[m] = a[m];
+    sb[m] = b1[m];
+  }
+  __syncthreads();
 
   for (int D = tx; D < g.q; D += Bx) {
     double sum = 0;
     if (tz < Bz) {
       const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + D];
       for (int mp = tz; mp < g.M; mp += Bz) {
-        if (a[mp] == 0) continue;
+        const double am = sa[mp];
+        if (am == 0) continue;
+        if (gamma) {  // stored R is 0 outside each segment's drift changes: no segment needed
+          const real* R =
+              gamma + (((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) * g.q + D;
+          const int k0 = max(0, -(mp + g.clo)), k1 = min(g.Mn, g.M - mp - g.clo);
+          for (int k = k0; k < k1; ++k)
+            sum +=
+                am * sb[mp + g.clo + k] * static_cast<double>(R[static_cast<std::size_t>(k) * g.q]);
+          continue;
+        }
         const device_segment s = segment_of(g, i, mp, rho);
         if (s.d0 > s.d1) continue;
-        if (!gamma) run_lattice<real>(g, x, b.y + b.offsets[f] + s.start, s.mu, row, T);
-        for (int delta = s.d0; delta <= s.d1; ++delta) {
-          const double w = a[mp] * b1[mp + delta];
-          if (w == 0) continue;
-          const real r =
-              gamma ? gamma[((((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) +
-                             (delta - g.clo)) *
-                                g.q +
-                            D]
-                    : row[(delta - g.row_min) * T];
-          sum += w * static_cast<double>(r);
-        }
+        run_lattice<real>(g, x, b.y + b.offsets[f] + s.start, s.mu, row, T);
+        for (int delta = s.d0; delta <= s.d1; ++delta)
+          sum += am * sb[mp + delta] * static_cast<double>(row[(delta - g.row_min) * T]);
       }
       acc[tz * g.q + D] = sum;
     }

@@ -47,10 +47,17 @@ class cuda_engine final : public detail::decoder_engine {
                   bool full_output);
 
  private:
+  // One part of a chunk: frames [first, first + count) of the buffers, on stream `lane` (parts
+  // alternate between two streams, so one part's copies overlap the next part's kernels).
+  struct part {
+    int first = 0, count = 0, lane = 0;
+    cudaEvent_t events[5] = {};  // start, after gamma, after alpha/beta, after L, after copies
+  };
   void choose_shapes();
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
-  void launch(int count);
+  void launch(const part& p, bool has_priors);
+  void copy_back(const part& p, decode_output& out, std::size_t first, bool full_output);
 
   device_geometry g_{};
   detail::geometry host_g_;
@@ -60,6 +67,8 @@ class cuda_engine final : public detail::decoder_engine {
   int sm_count_ = 0;
   std::size_t shared_optin_ = 0;
   launch_shape gamma_shape_, fb_shape_, app_shape_;
+  int gamma_width_ = 0;       // W of gamma_warp_kernel, 0: the general gamma_kernel
+  bool fb_prefetch_ = false;  // fb_kernel copies the next gsum row into shared memory
 
   cuda::device_buffer<std::uint32_t> codewords_;
   cuda::device_buffer<double> end_prior_;
@@ -70,8 +79,9 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
   cuda::device_buffer<double> gsum_, alpha_, beta_, lambda_, app_;
   cuda::device_buffer<std::uint32_t> decisions_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t events_[6] = {};
+  cudaStream_t stream_ = nullptr, stream2_ = nullptr;
+  cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr;
+  std::vector<part> parts_;
   std::vector<std::uint8_t> host_y_;
   std::vector<long long> host_offsets_, host_rho_;
   std::vector<int> host_status_;

@@ -40,9 +40,10 @@ struct bench_row {
   double frames_per_s = 0;
   double info_mbps = 0;                             // N log2(q) bits per frame
   double speedup = 0;                               // CPU seconds per frame / this row's
-  double gamma = 0, fb = 0, app = 0, transfer = 0;  // fractions of the CUDA time
+  double gamma = 0, fb = 0, app = 0, transfer = 0;  // shares of the summed CUDA phase times
   std::size_t symbol_errors = 0;                    // sanity: decisions vs messages
   bool matches_cpu = true;  // CUDA decisions equal the CPU's on the frames both decoded
+  std::vector<std::string> kernel_shapes;  // CUDA: the plan's kernels, blocks and grids
 };
 
 std::vector<bench_row> run_bench(const bench_config& config);

@@ -1,0 +1,144 @@
+// The fast gamma kernel: one warp per (frame, i, m'), lanes over D, the corridor lattice row held
+// in W registers (W a compile-time bound on M_n), so a node costs seven instructions and no memory
+// traffic. Used for the corridor lattice in float with q >= 32 and M_n <= 32; gamma_kernel covers
+// everything else. Both write the same gamma and gsum.
+//
+// Why it is exact: the row's entries [s, W), s = W - M_n, are the drifts [m_n^-, m_n^+]; entries
+// below s are padding that stays exactly zero (row 0 starts at zero there and the only way a value
+// could enter, the deletion edge from entry s into entry s - 1, has its weight set to 0). Nodes
+// past the end of the received segment (j > mu) are computed but never feed a node with j <= mu
+// (every edge goes to a column >= its source's), so the R read out for delta in [d0, d1] equals the
+// CPU's bit for bit: each node is (ins*left + del*up) + Q*diag in round-to-nearest, as there.
+#pragma once
+
+#include "sync/cuda_kernels.cuh"
+
+namespace gpufec::sync::cuda_detail {
+
+constexpr int gamma_warp_max_width = 32;
+
+// Smallest power of two >= w (w <= 32).
+__host__ __device__ constexpr int pow2_at_least(int w) {
+  int p = 1;
+  while (p < w) p *= 2;
+  return p;
+}
+
+// One level of the reduce-scatter below: lanes whose bit O is set keep the upper H of their 2H
+// values, the others the lower H, and each adds what its partner sends.
+template <int H, int O, int P>
+__device__ __forceinline__ void reduce_scatter_level(double (&v)[P], int lane) {
+  if constexpr (H >= 1) {
+    const bool upper = lane & O;
+#pragma unroll
+    for (int j = 0; j < H; ++j) {
+      const double send = upper ? v[j] : v[H + j];
+      const double keep = upper ? v[H + j] : v[j];
+      v[j] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+    }
+    reduce_scatter_level<H / 2, O / 2>(v, lane);
+  }
+}
+
+// Reduce-scatter over the warp: v[0..P) per lane -> the sum over all 32 lanes of v[k] for
+// k = lane / (32 / P), in a fixed tree (deterministic; a + b == b + a in IEEE arithmetic, so the
+// lanes sharing k hold identical sums).
+template <int P>
+__device__ __forceinline__ double warp_reduce_scatter(double (&v)[P], int lane) {
+  reduce_scatter_level<P / 2, 16>(v, lane);
+  double s = v[0];
+#pragma unroll
+  for (int o = 16 / P; o >= 1; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
+  return s;
+}
+
+// gamma_warp_kernel<W>: 1-D grid of warps, warp w -> task (f, i, m') = ((f * N) + i) * M + m'.
+// Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
+// R at gamma[f][i][m'][k][D].
+// At most 256 threads (the planner's largest block), two blocks per SM: caps registers at 128
+// (ptxas needs ~96 without spills), which leaves room for enough warps to hide latency.
+template <int W>
+__global__ void __launch_bounds__(256, 2)
+    gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
+                      float* gamma, double* gsum) {
+  constexpr int P = pow2_at_least(W);
+  const int lane = threadIdx.x & 31;
+  const long long task =
+      static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  if (task >= static_cast<long long>(b.frames) * g.N * g.M) return;  // whole warp
+  const int mp = static_cast<int>(task % g.M);
+  const int i = static_cast<int>((task / g.M) % g.N);
+  const int f = static_cast<int>(task / (static_cast<long long>(g.M) * g.N));
+  if (b.status[f] != status_ok) return;
+  const int s = W - g.Mn;  // first entry of the corridor
+
+  const device_segment seg = segment_of(g, i, mp, b.rho[f]);
+  const bool valid = seg.d0 <= seg.d1;
+  // The segment as a bit mask (bit p = y[start + p]), built by the warp with two ballots.
+  std::uint64_t ymask = 0;
+  if (valid) {
+    const std::uint8_t* y = b.y + b.offsets[f] + seg.start;
+    const unsigned lo = __ballot_sync(0xffffffffu, lane < seg.mu && y[lane] != 0);
+    const unsigned hi = __ballot_sync(0xffffffffu, lane + 32 < seg.mu && y[lane + 32] != 0);
+    ymask = (static_cast<std::uint64_t>(hi) << 32) | lo;
+  }
+  const float ins = static_cast<float>(g.ins), del = static_cast<float>(g.del);
+  const float match = static_cast<float>(g.match), mismatch = static_cast<float>(g.mismatch);
+  float delk[W];  // deletion weight into entry k: 0 into the padding
+#pragma unroll
+  for (int k = 0; k < W; ++k) delk[k] = k == s - 1 ? 0.0f : del;
+
+  const std::size_t task_ofs = static_cast<std::size_t>(task);
+  double acc = 0;  // this lane's share of sum_D Pr{D} R after the reduce-scatter
+  for (int D0 = 0; D0 < g.q; D0 += 32) {
+    const int D = D0 + lane;
+    const bool lane_on = D < g.q;
+    float F[W] = {};
+    if (valid) {
+      const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + (lane_on ? D : 0)];
+      // Row 0: F[0][j] = ins^j for j >= 0 (drift d = j), zero below.
+#pragma unroll
+      for (int k = 0; k < W; ++k) {
+        const int d = g.clo + k - s;
+        F[k] = k < s || d < 0 ? 0.0f : d == 0 ? 1.0f : mul_rn(ins, F[k > 0 ? k - 1 : 0]);
+      }
+      for (int r = 1; r <= g.n; ++r) {
+        const std::uint64_t eq = ((x >> (r - 1)) & 1u) ? ymask : ~ymask;
+        const int base = r + g.clo - s - 1;  // bit of y for entry 0 of this row
+        const unsigned e = static_cast<unsigned>(base >= 0 ? eq >> base : eq << -base);
+        const float ins_r = r < g.n ? ins : 0.0f;  // no insertion after the last symbol (10)
+        float left = 0.0f;
+#pragma unroll
+        for (int k = 0; k < W; ++k) {
+          const float up = k + 1 < W ? F[k + 1 < W ? k + 1 : k] : 0.0f;
+          const float qv = (e >> k) & 1u ? match : mismatch;
+          const float v =
+              add_rn(add_rn(mul_rn(ins_r, left), mul_rn(delk[k], up)), mul_rn(qv, F[k]));
+          F[k] = v;
+          left = v;
+        }
+      }
+    }
+    // R for the valid drift changes (zero elsewhere): store, then weight by the prior and reduce.
+    double prior = 0;
+    if (lane_on)
+      prior = b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
+    double v[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) {
+      const int delta = g.clo + k - s;
+      const bool in = k < W && k >= s && valid && delta >= seg.d0 && delta <= seg.d1;
+      const float r = in ? F[k < W ? k : 0] : 0.0f;
+      if (gamma && k < W && k >= s && lane_on) gamma[(task_ofs * g.Mn + (k - s)) * g.q + D] = r;
+      v[k] = prior * static_cast<double>(r);
+    }
+    acc += warp_reduce_scatter<P>(v, lane);
+  }
+  const int k = lane / (32 / P);
+  if (lane % (32 / P) == 0 && k >= s && k < W) {
+    const std::size_t row = (static_cast<std::size_t>(f) * g.N + i) * g.Mn + (k - s);
+    gsum[row * g.M + mp] = acc;
+  }
+}
+
+}  // namespace gpufec::sync::cuda_detail
