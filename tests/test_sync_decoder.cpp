@@ -283,5 +283,39 @@ TEST(SyncDecoder, ZeroProbabilityFrameIsUndecodable) {
   EXPECT_THROW(plan.decode(std::span<const std::uint8_t>(y)), undecodable_error);
 }
 
+// Without the drift posterior the APPs and decisions are the same; a reused decode_output is
+// overwritten, with an undecodable frame zeroed rather than left holding the previous call's data.
+TEST(SyncDecoder, DriftPosteriorOptionalAndOutputReused) {
+  const tvb_code code = tvb_code::random(8, 6, 20, 5);
+  const bsid_params ch{0.01, 0.01, 0.005};
+  const auto data = make_frames(code, ch, 11, 3);
+  decoder_plan with(code, ch, {}, backend::cpu, 3);
+  decoder_options o;
+  o.drift_posterior = false;
+  decoder_plan without(code, ch, o, backend::cpu, 3);
+  decode_output a, b;
+  with.decode(data.received.view(), a);
+  without.decode(data.received.view(), b);
+  EXPECT_EQ(a.drift_posterior.size(), std::size_t{3} * 21 * a.M_tau);
+  EXPECT_TRUE(b.drift_posterior.empty());
+  EXPECT_EQ(a.app, b.app);
+  EXPECT_EQ(a.decisions, b.decisions);
+
+  batch<std::uint8_t> second;  // frame 1 now too short to decode
+  second.push_back(data.received.frame(0));
+  const std::vector<std::uint8_t> short_frame(3, 1);
+  second.push_back(short_frame);
+  second.push_back(data.received.frame(2));
+  with.decode(second.view(), a);
+  ASSERT_FALSE(a.decoded[1]);
+  const std::size_t per = std::size_t{20} * 8;
+  for (std::size_t k = 0; k < per; ++k) EXPECT_EQ(a.app[per + k], 0.0);
+  for (std::size_t k = 0; k < 20; ++k) EXPECT_EQ(a.decisions[20 + k], 0u);
+  for (std::size_t k = 0; k < std::size_t{21} * a.M_tau; ++k)
+    EXPECT_EQ(a.drift_posterior[21 * a.M_tau + k], 0.0);
+  EXPECT_TRUE(std::equal(a.app.begin(), a.app.begin() + per, b.app.begin()));
+  EXPECT_TRUE(std::equal(a.app.begin() + 2 * per, a.app.end(), b.app.begin() + 2 * per));
+}
+
 }  // namespace
 }  // namespace gpufec::sync

@@ -200,6 +200,7 @@ struct sync_bench_options {
   std::size_t cpu_frames = 3;
   int repeats = 5;
   std::string storage = "auto";
+  bool drift = false;
 };
 
 action bench_sync(CLI::App& cmd, const bench_options& common) {
@@ -228,8 +229,10 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
   cmd.add_option("--storage", o->storage, "auto, global or local")
       ->check(CLI::IsMember({"auto", "global", "local"}))
       ->capture_default_str();
+  cmd.add_flag("--drift", o->drift, "also compute and copy back the drift posterior");
   return [o, &common] {
     sync::bench_config cfg;
+    cfg.drift_posterior = o->drift;
     for (double p : o->p) cfg.points.push_back({o->q, o->n, o->N, p});
     cfg.gpu_batches = o->batches;
     cfg.cpu_frames = o->cpu_frames;

@@ -63,6 +63,7 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
     const double info_bits = pt.N * std::log2(static_cast<double>(pt.q));
     decoder_options o;
     o.storage = cfg.storage;
+    o.drift_posterior = cfg.drift_posterior;
 
     // CPU reference: one frame at a time on cpu_threads threads, median seconds per frame.
     const int saved_threads = omp_get_max_threads();
@@ -194,6 +195,7 @@ nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& c
                  {"repeats", cfg.repeats},
                  {"seed", cfg.seed},
                  {"storage", to_string(cfg.storage)},
+                 {"drift_posterior", cfg.drift_posterior},
                  {"gpu_batches", cfg.gpu_batches}};
   for (const auto& r : rows)
     j["rows"].push_back({{"q", r.point.q},

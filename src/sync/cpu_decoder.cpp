@@ -208,6 +208,7 @@ class cpu_engine final : public decoder_engine {
     }
 
     // Drift posterior at codeword boundaries: lambda_i(m) = alpha_i(m) beta_i(m), normalized.
+    if (out.drift_posterior.empty()) return;  // not asked for
     double* lambda = out.drift_posterior.data() + static_cast<std::size_t>(f) * (N + 1) * M;
     for (std::size_t k = 0; k < static_cast<std::size_t>(N + 1) * M; ++k)
       lambda[k] = w.alpha[k] * w.beta[k];

@@ -271,10 +271,11 @@ void cuda_engine::choose_shapes() {
     app_shape_ = pick(app_kernel<double>, Bx, g_.M, app_shared);
   else
     app_shape_ = pick(app_kernel<float>, Bx, g_.M, app_shared);
-  // alpha/beta: one warp per (frame, direction); the next gsum row is prefetched into shared
-  // memory when two rows fit in half of a block's shared memory (at least two blocks per SM).
-  const std::size_t rows_bytes = 2 * 8 * static_cast<std::size_t>(g_.M);
-  const std::size_t prefetch_bytes = rows_bytes + 2 * 8 * static_cast<std::size_t>(g_.M) * g_.Mn;
+  // alpha/beta: one warp per (frame, direction); the next gsum rows are prefetched into shared
+  // memory when the ring fits in half of a block's shared memory (at least two blocks per SM).
+  const std::size_t M = g_.M, Mn = g_.Mn;
+  const std::size_t rows_bytes = 2 * 8 * (M + 2 * Mn);
+  const std::size_t prefetch_bytes = rows_bytes + fb_ring * 8 * (M * Mn + 2 * Mn);
   fb_prefetch_ = prefetch_bytes <= shared_optin_ / 2;
   require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
                          " drift states need more shared memory than the device's ", shared_optin_,
@@ -356,7 +357,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   double* app = app_.get() + first * N * q;
   std::uint32_t* decisions = decisions_.get() + first * N;
-  double* lambda = lambda_.get() + first * (N + 1) * M;
+  double* lambda = lambda_wanted_ ? lambda_.get() + first * (N + 1) * M : nullptr;
   if (f64_lattice_)
     app_kernel<double><<<app_grid, app_shape_.threads, app_shape_.shared, st>>>(
         g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
@@ -378,9 +379,10 @@ void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first
                                     p.count * sizeof(int), cudaMemcpyDeviceToHost, st));
   GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + at * N, decisions_.get() + p.first * N,
                                     p.count * N * 4, cudaMemcpyDeviceToHost, st));
-  if (full_output) {
+  if (full_output)
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.app.data() + at * N * q, app_.get() + p.first * N * q,
                                       p.count * N * q * 8, cudaMemcpyDeviceToHost, st));
+  if (lambda_wanted_) {
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + at * (N + 1) * M,
                                       lambda_.get() + p.first * (N + 1) * M,
                                       p.count * (N + 1) * M * 8, cudaMemcpyDeviceToHost, st));
@@ -403,6 +405,7 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   } else {
     priors_.release();
   }
+  lambda_wanted_ = full_output && !out.drift_posterior.empty();
   // The inputs were staged on stream_; the second stream waits for them.
   GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
   GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));

@@ -92,11 +92,14 @@ __device__ __forceinline__ double warp_pow2_scale(int lane_exponent, bool lane_n
   return __longlong_as_double(static_cast<long long>(2046 - e) << 52);
 }
 
+constexpr int fb_ring = 4;  // gsum rows in flight in fb_kernel<true>: prefetch distance 3
+
 // fb_kernel: grid (frames, 2), one warp per block: blockIdx.y 0 runs alpha forward (4), (11)-(12),
 // 1 runs beta backward (5), each looping over i with warp synchronization only; lane l handles
-// states l, l + 32, ... Shared: two rows of M doubles (previous, next), then with `prefetch` two
-// gsum rows of Mn * M doubles: row i +- 1 is copied asynchronously while row i is used.
-// alpha, beta: [f][i = 0..N][m], each row scaled by a power of two.
+// states l, l + 32, ... alpha, beta: [f][i = 0..N][m], each row scaled by a power of two.
+// Shared: two rows of M doubles with `pad` zeros on each side (reads need no bounds checks), then
+// with `prefetch` a ring of fb_ring gsum rows (Mn * M doubles, `pad` finite values on each side):
+// rows i + 1 .. i + 3 are copied asynchronously (cp.async) while row i is used.
 template <bool prefetch>
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
                           double* beta, const double* end_prior) {
@@ -104,21 +107,33 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   const int f = blockIdx.x, lane = threadIdx.x;
   if (b.status[f] != status_ok) return;
   const bool forward = blockIdx.y == 0;
+  const int pad = g.Mn, stride = g.M + 2 * pad;
   const std::size_t row_values = static_cast<std::size_t>(g.Mn) * g.M;
+  const int ring_stride = static_cast<int>(row_values) + 2 * pad;
   const double* gs = gsum + static_cast<std::size_t>(f) * g.N * row_values;
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
-  double* rows = reinterpret_cast<double*>(smem);
-  double* gbuf = rows + 2 * g.M;
-  auto fetch = [&](int i, int slot) {
-    double* dst = gbuf + slot * row_values;
-    const double* src = gs + static_cast<std::size_t>(i) * row_values;
-    for (std::size_t e = lane; e < row_values; e += 32)
-      __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
-    __pipeline_commit();
+  double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[0][-pad .. M + pad)
+  double* ring = rows - pad + 2 * stride + pad;          // ring[slot][-pad .. Mn * M + pad)
+  for (int k = lane; k < 2 * stride; k += 32) rows[k - pad] = 0.0;
+  if (prefetch)
+    for (int k = lane; k < fb_ring * ring_stride; k += 32) ring[k - pad] = 0.0;
+  __syncwarp();
+  // The gsum row used at `step` (alpha: i = step, beta: i = N - 1 - step), into its ring slot.
+  auto fetch = [&](int step) {
+    if (step < g.N) {
+      double* dst = ring + (step % fb_ring) * ring_stride;
+      const double* src =
+          gs + static_cast<std::size_t>(forward ? step : g.N - 1 - step) * row_values;
+      for (std::size_t e = lane; e < row_values; e += 32)
+        __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
+    }
+    __pipeline_commit();  // possibly empty: keeps the group count uniform
   };
   auto fail = [&](int why) {
     if (lane == 0) atomicCAS(&b.status[f], status_ok, why);
   };
+  if (prefetch)
+    for (int s = 0; s < fb_ring - 1; ++s) fetch(s);
 
   // alpha_0: drift 0; beta_N: the known end or the drift pmf prior.
   const long long rho = b.rho[f];
@@ -142,36 +157,53 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   const int first = forward ? 0 : g.N;
   for (int m = lane; m < g.M; m += 32)
     out[static_cast<std::size_t>(first) * g.M + m] = rows[m] *= scale;
-  if (prefetch) fetch(forward ? 0 : g.N - 1, 0);
 
   for (int step = 0; step < g.N; ++step) {
     const int i = forward ? step : g.N - 1 - step;  // the gsum row this step uses
-    __syncwarp();  // the previous step is done with the buffers refilled below
+    __syncwarp();  // the previous step is done with the row and ring slot refilled below
     if (prefetch) {
-      if (step + 1 < g.N)
-        fetch(forward ? i + 1 : i - 1, (step + 1) & 1);
-      else
-        __pipeline_commit();  // an empty group keeps the wait below uniform
-      __pipeline_wait_prior(1);
+      fetch(step + fb_ring - 1);
+      __pipeline_wait_prior(fb_ring - 1);
       __syncwarp();
     }
-    const double* gi =
-        prefetch ? gbuf + (step & 1) * row_values : gs + static_cast<std::size_t>(i) * row_values;
-    const double* prev = rows + (step & 1) * g.M;
-    double* next = rows + ((step + 1) & 1) * g.M;
+    const double* prev = rows + (step & 1) * stride;
+    double* next = rows + ((step + 1) & 1) * stride;
     e_lane = 0;
     nonzero = false;
     for (int m = lane; m < g.M; m += 32) {
-      double v = 0;
-      for (int k = 0; k < g.Mn; ++k) {
+      double v0 = 0, v1 = 0;  // two chains: half the latency of one
+      if (prefetch) {
+        const double* gi = ring + (step % fb_ring) * ring_stride;
         if (forward) {  // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(m', delta)
-          const int mp = m - (g.clo + k);
-          if (mp >= 0 && mp < g.M) v += prev[mp] * gi[static_cast<std::size_t>(k) * g.M + mp];
+          const int base = m - g.clo;  // m' for k = 0; out-of-range m' meet a zero in prev
+          int k = 0;
+          for (; k + 1 < g.Mn; k += 2) {
+            v0 += prev[base - k] * gi[k * g.M + base - k];
+            v1 += prev[base - k - 1] * gi[(k + 1) * g.M + base - k - 1];
+          }
+          if (k < g.Mn) v0 += prev[base - k] * gi[k * g.M + base - k];
         } else {  // beta_i(m') = sum over m = m' + delta of gsum(m', delta) beta_{i+1}(m)
-          const int mm = m + g.clo + k;
-          if (mm >= 0 && mm < g.M) v += gi[static_cast<std::size_t>(k) * g.M + m] * prev[mm];
+          const int base = m + g.clo;
+          int k = 0;
+          for (; k + 1 < g.Mn; k += 2) {
+            v0 += gi[k * g.M + m] * prev[base + k];
+            v1 += gi[(k + 1) * g.M + m] * prev[base + k + 1];
+          }
+          if (k < g.Mn) v0 += gi[k * g.M + m] * prev[base + k];
+        }
+      } else {
+        const double* gi = gs + static_cast<std::size_t>(i) * row_values;
+        for (int k = 0; k < g.Mn; ++k) {
+          if (forward) {
+            const int mp = m - (g.clo + k);
+            if (mp >= 0 && mp < g.M) v0 += prev[mp] * gi[static_cast<std::size_t>(k) * g.M + mp];
+          } else {
+            const int mm = m + g.clo + k;
+            if (mm >= 0 && mm < g.M) v0 += gi[static_cast<std::size_t>(k) * g.M + m] * prev[mm];
+          }
         }
       }
+      const double v = v0 + v1;
       next[m] = v;
       e_lane = max(e_lane, exponent_of(v));
       nonzero |= v != 0;
@@ -260,7 +292,8 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
       if (out[D] > out[best]) best = D;
     decisions[static_cast<std::size_t>(f) * g.N + i] = static_cast<std::uint32_t>(best);
   }
-  // Drift posterior at this boundary (and at N from the last block).
+  // Drift posterior at this boundary (and at N from the last block), when asked for.
+  if (!lambda) return;
   for (int which = i; which <= (i == g.N - 1 ? g.N : i); ++which) {
     const double* av = alpha + f * rows + static_cast<std::size_t>(which) * g.M;
     const double* bv = beta + f * rows + static_cast<std::size_t>(which) * g.M;

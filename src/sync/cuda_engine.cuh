@@ -67,8 +67,9 @@ class cuda_engine final : public detail::decoder_engine {
   int sm_count_ = 0;
   std::size_t shared_optin_ = 0;
   launch_shape gamma_shape_, fb_shape_, app_shape_;
-  int gamma_width_ = 0;       // W of gamma_warp_kernel, 0: the general gamma_kernel
-  bool fb_prefetch_ = false;  // fb_kernel copies the next gsum row into shared memory
+  int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
+  bool fb_prefetch_ = false;   // fb_kernel copies the next gsum rows into shared memory
+  bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
 
   cuda::device_buffer<std::uint32_t> codewords_;
   cuda::device_buffer<double> end_prior_;

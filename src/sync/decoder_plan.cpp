@@ -197,9 +197,15 @@ void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
   out.q = q;
   out.M_tau = M;
   out.m_tau_min = summary_.frame.lo;
-  out.app.assign(frames * N * q, 0.0);
-  out.decisions.assign(frames * N, 0);
-  out.drift_posterior.assign(frames * (N + 1) * M, 0.0);
+  const auto start = std::chrono::steady_clock::now();
+  // Sized, not cleared: the engines write every value of a decoded frame, and undecodable frames
+  // are zeroed below (a reused decode_output costs no fill per call).
+  out.app.resize(frames * N * q);
+  out.decisions.resize(frames * N);
+  if (options_.drift_posterior)
+    out.drift_posterior.resize(frames * (N + 1) * M);
+  else
+    out.drift_posterior.clear();
   out.decoded.assign(frames, 1);
   out.messages.assign(frames, std::string());
   for (std::size_t f = 0; f < frames; ++f) {
@@ -209,13 +215,19 @@ void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
       out.messages[f] = std::move(why);
     }
   }
-  const auto start = std::chrono::steady_clock::now();
   engine_->decode(received, priors, out);
-  if (summary_.where == backend::cpu) {
-    decode_timings t;
-    t.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    engine_->set_timings(t);
+  for (std::size_t f = 0; f < frames; ++f) {
+    if (out.decoded[f]) continue;
+    auto zero = [f](auto& v, std::size_t per_frame) {
+      if (!v.empty()) std::fill_n(v.begin() + f * per_frame, per_frame, 0);
+    };
+    zero(out.app, static_cast<std::size_t>(N) * q);
+    zero(out.decisions, N);
+    zero(out.drift_posterior, static_cast<std::size_t>(N + 1) * M);
   }
+  decode_timings t = engine_->timings();
+  t.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  engine_->set_timings(t);
 }
 
 decode_output decoder_plan::decode(std::span<const std::uint8_t> received, const double* priors) {

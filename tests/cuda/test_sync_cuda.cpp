@@ -165,6 +165,28 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   EXPECT_EQ(a.decisions, c.decisions);
 }
 
+// Without the drift posterior: same APPs and decisions as the CPU, none copied back; a reused
+// output with a batch of a different size is fully rewritten.
+TEST(SyncCuda, WithoutDriftPosteriorAndReusedOutput) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.01, 0.01, 0};
+  const tvb_code code = tvb_code::random(32, 10, 60, 4);
+  const auto data = testing::make_frames(code, ch, 21, 70);
+  decoder_options o;
+  o.drift_posterior = false;
+  compare(code, ch, o, data.received, "no drift posterior");
+  decoder_plan gpu(code, ch, o, backend::cuda, 70);
+  decode_output out;
+  gpu.decode(data.received.view(), out);
+  EXPECT_TRUE(out.drift_posterior.empty());
+  batch<std::uint8_t> few;
+  for (std::size_t f = 5; f < 9; ++f) few.push_back(data.received.frame(f));
+  const std::vector<double> full_app = out.app;
+  gpu.decode(few.view(), out);
+  ASSERT_EQ(out.app.size(), std::size_t{4} * 60 * 32);
+  EXPECT_TRUE(std::equal(out.app.begin(), out.app.end(), full_app.begin() + 5 * 60 * 32));
+}
+
 TEST(SyncCuda, MemoryBudgetSelectsStorageOrFailsClearly) {
   SKIP_WITHOUT_GPU();
   const bsid_params ch{0.01, 0.01, 0};

@@ -28,6 +28,9 @@ struct bench_config {
   storage_mode storage = storage_mode::automatic;
   std::uint64_t seed = 1;
   bool cuda = true;  // also run CUDA when a device exists
+  // Outputs of every decode: decisions and APPs always; the drift posterior only when set (it is
+  // more data than the APPs and most users do not read it).
+  bool drift_posterior = false;
 };
 
 struct bench_row {

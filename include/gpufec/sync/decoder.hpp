@@ -44,6 +44,9 @@ struct decoder_options {
   // Bytes the gamma storage of one batch may take before `automatic` chooses local storage
   // (0: 1 GiB on the CPU, 80% of free device memory on CUDA).
   std::size_t memory_budget = 0;
+  // Also compute and return the drift posterior ((N + 1) M_tau doubles per frame, often more than
+  // the APPs; off, decode_output::drift_posterior stays empty and the GPU does not copy it back).
+  bool drift_posterior = true;
   // Explicit limits instead of the ones computed from Pr (tests, experiments). Frame limits must
   // contain the codeword limits; both must contain 0.
   std::optional<drift_limits> frame_limits;
@@ -71,7 +74,7 @@ struct decode_output {
   int N = 0, q = 0, M_tau = 0, m_tau_min = 0;
   std::vector<double> app;               // [frame][i][D]
   std::vector<std::uint32_t> decisions;  // [frame][i], argmax_D L_i(D) (lowest D on ties)
-  std::vector<double> drift_posterior;   // [frame][i = 0..N][m - m_tau_min]
+  std::vector<double> drift_posterior;   // [frame][i = 0..N][m - m_tau_min] (if asked for)
   std::vector<std::uint8_t> decoded;     // [frame] 1 = decoded, 0 = undecodable (see messages)
   std::vector<std::string> messages;     // [frame] why a frame was undecodable, else empty
 
@@ -82,8 +85,9 @@ struct decode_output {
   }
 };
 
-// Where the time of the last decode call went (seconds). The CPU fills `total` only; CUDA splits
-// it by phase with events: gamma, alpha+beta, L (and lambda), host<->device copies.
+// Where the time of the last decode call went (seconds). `total` is the call's wall time on every
+// backend; CUDA also splits its GPU time by phase with events: gamma, alpha+beta, L (and lambda),
+// host<->device copies (sums over a chunk's pipelined parts, which may overlap).
 struct decode_timings {
   double total = 0, gamma = 0, forward_backward = 0, app = 0, transfer = 0;
 };
