@@ -64,6 +64,35 @@ gamma_warp_fn gamma_warp_for(int W) {
   }
 }
 
+using fb_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
+                       const double*);
+
+// alpha/beta with a compile-time bound K >= M_n on the drift changes (0: bounds-checked, global).
+fb_fn fb_for(int K) {
+  switch (K) {
+    case 0:
+      return fb_kernel<0>;
+    case 4:
+      return fb_kernel<4>;
+    case 8:
+      return fb_kernel<8>;
+    case 12:
+      return fb_kernel<12>;
+    case 16:
+      return fb_kernel<16>;
+    case 20:
+      return fb_kernel<20>;
+    case 24:
+      return fb_kernel<24>;
+    case 28:
+      return fb_kernel<28>;
+    case 32:
+      return fb_kernel<32>;
+    default:
+      return nullptr;
+  }
+}
+
 constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
 constexpr int min_part_frames = 32;  // ... of at least this many frames
 
@@ -92,6 +121,10 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   g_.del = g.del;
   g_.match = g.match;
   g_.mismatch = g.mismatch;
+  g_.ins_f = static_cast<float>(g.ins);
+  g_.del_f = static_cast<float>(g.del);
+  g_.match_f = static_cast<float>(g.match);
+  g_.mismatch_f = static_cast<float>(g.mismatch);
   g_.row_min = g_.corridor ? g.codeword.lo : -g.n;
   g_.row_len = g_.corridor ? g.M_n + 1 : g.n + g.max_mu() + 2;
   capacity_ = static_cast<std::size_t>(g.tau + g.frame.hi);
@@ -273,21 +306,16 @@ void cuda_engine::choose_shapes() {
     app_shape_ = pick(app_kernel<float>, Bx, g_.M, app_shared);
   // alpha/beta: one warp per (frame, direction); the next gsum rows are prefetched into shared
   // memory when the ring fits in half of a block's shared memory (at least two blocks per SM).
-  const std::size_t M = g_.M, Mn = g_.Mn;
-  const std::size_t rows_bytes = 2 * 8 * (M + 2 * Mn);
-  const std::size_t prefetch_bytes = rows_bytes + fb_ring * 8 * (M * Mn + 2 * Mn);
-  fb_prefetch_ = prefetch_bytes <= shared_optin_ / 2;
+  const std::size_t M = g_.M, K = round_up(g_.Mn, 4);
+  const std::size_t prefetch_bytes = 8 * (2 * (M + 2 * K) + fb_ring * (K * M + 2 * K));
+  const std::size_t rows_bytes = 8 * 2 * (M + 2 * static_cast<std::size_t>(g_.Mn));
+  fb_width_ = K <= 32 && prefetch_bytes <= shared_optin_ / 2 ? static_cast<int>(K) : 0;
   require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
                          " drift states need more shared memory than the device's ", shared_optin_,
                          " bytes per block");
-  fb_shape_ = {32, 32, 1, fb_prefetch_ ? prefetch_bytes : rows_bytes, 0};
-  if (fb_prefetch_) {
-    allow_shared(fb_kernel<true>, fb_shape_.shared);
-    fb_shape_.blocks_per_sm = occupancy(fb_kernel<true>, 32, fb_shape_.shared);
-  } else {
-    allow_shared(fb_kernel<false>, fb_shape_.shared);
-    fb_shape_.blocks_per_sm = occupancy(fb_kernel<false>, 32, fb_shape_.shared);
-  }
+  fb_shape_ = {32, 32, 1, fb_width_ ? prefetch_bytes : rows_bytes, 0};
+  allow_shared(fb_for(fb_width_), fb_shape_.shared);
+  fb_shape_.blocks_per_sm = occupancy(fb_for(fb_width_), 32, fb_shape_.shared);
 }
 
 std::vector<std::string> cuda_engine::kernel_shapes() const {
@@ -303,8 +331,9 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
               ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
                      cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
               : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-          line(fb_prefetch_ ? "alpha/beta (gsum rows prefetched)" : "alpha/beta", fb_shape_,
-               "frames x 2 (persistent over i)"),
+          line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ")").c_str()
+                         : "alpha/beta",
+               fb_shape_, "frames x 2 (persistent over i)"),
           line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
                cat(g_.N, " x frames")),
           cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
@@ -348,10 +377,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[1], st));
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
-  if (fb_prefetch_)
-    fb_kernel<true><<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
-  else
-    fb_kernel<false><<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
+  fb_for(fb_width_)<<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[2], st));
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));

@@ -97,19 +97,22 @@ constexpr int fb_ring = 4;  // gsum rows in flight in fb_kernel<true>: prefetch 
 // fb_kernel: grid (frames, 2), one warp per block: blockIdx.y 0 runs alpha forward (4), (11)-(12),
 // 1 runs beta backward (5), each looping over i with warp synchronization only; lane l handles
 // states l, l + 32, ... alpha, beta: [f][i = 0..N][m], each row scaled by a power of two.
-// Shared: two rows of M doubles with `pad` zeros on each side (reads need no bounds checks), then
-// with `prefetch` a ring of fb_ring gsum rows (Mn * M doubles, `pad` finite values on each side):
-// rows i + 1 .. i + 3 are copied asynchronously (cp.async) while row i is used.
-template <bool prefetch>
+// K = 0: gsum read from global memory, bounds checked. K >= M_n (a multiple of 4): the sums run
+// over a compile-time K drift changes with no bounds checks, from shared memory: two rows of M
+// doubles with K zeros on each side, then a ring of fb_ring gsum rows (K * M doubles, the rows
+// k >= M_n and K values on each side zero); rows i + 1 .. i + 3 are copied asynchronously
+// (cp.async) while row i is used. The extra terms are exact zeros.
+template <int K>
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
                           double* beta, const double* end_prior) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int f = blockIdx.x, lane = threadIdx.x;
   if (b.status[f] != status_ok) return;
   const bool forward = blockIdx.y == 0;
-  const int pad = g.Mn, stride = g.M + 2 * pad;
-  const std::size_t row_values = static_cast<std::size_t>(g.Mn) * g.M;
-  const int ring_stride = static_cast<int>(row_values) + 2 * pad;
+  constexpr bool prefetch = K > 0;
+  const int pad = prefetch ? K : g.Mn, stride = g.M + 2 * pad;
+  const int row_values = g.Mn * g.M;  // drift ranges: far below 2^31
+  const int ring_stride = K * g.M + 2 * pad;
   const double* gs = gsum + static_cast<std::size_t>(f) * g.N * row_values;
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
   double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[0][-pad .. M + pad)
@@ -124,7 +127,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
       double* dst = ring + (step % fb_ring) * ring_stride;
       const double* src =
           gs + static_cast<std::size_t>(forward ? step : g.N - 1 - step) * row_values;
-      for (std::size_t e = lane; e < row_values; e += 32)
+      for (int e = lane; e < row_values; e += 32)
         __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
     }
     __pipeline_commit();  // possibly empty: keeps the group count uniform
@@ -172,24 +175,22 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     nonzero = false;
     for (int m = lane; m < g.M; m += 32) {
       double v0 = 0, v1 = 0;  // two chains: half the latency of one
-      if (prefetch) {
+      if constexpr (prefetch) {
         const double* gi = ring + (step % fb_ring) * ring_stride;
         if (forward) {  // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(m', delta)
           const int base = m - g.clo;  // m' for k = 0; out-of-range m' meet a zero in prev
-          int k = 0;
-          for (; k + 1 < g.Mn; k += 2) {
+#pragma unroll
+          for (int k = 0; k < K; k += 2) {
             v0 += prev[base - k] * gi[k * g.M + base - k];
             v1 += prev[base - k - 1] * gi[(k + 1) * g.M + base - k - 1];
           }
-          if (k < g.Mn) v0 += prev[base - k] * gi[k * g.M + base - k];
         } else {  // beta_i(m') = sum over m = m' + delta of gsum(m', delta) beta_{i+1}(m)
           const int base = m + g.clo;
-          int k = 0;
-          for (; k + 1 < g.Mn; k += 2) {
+#pragma unroll
+          for (int k = 0; k < K; k += 2) {
             v0 += gi[k * g.M + m] * prev[base + k];
             v1 += gi[(k + 1) * g.M + m] * prev[base + k + 1];
           }
-          if (k < g.Mn) v0 += gi[k * g.M + m] * prev[base + k];
         }
       } else {
         const double* gi = gs + static_cast<std::size_t>(i) * row_values;

@@ -68,7 +68,7 @@ class cuda_engine final : public detail::decoder_engine {
   std::size_t shared_optin_ = 0;
   launch_shape gamma_shape_, fb_shape_, app_shape_;
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
-  bool fb_prefetch_ = false;   // fb_kernel copies the next gsum rows into shared memory
+  int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
 
   cuda::device_buffer<std::uint32_t> codewords_;

@@ -40,25 +40,13 @@ __device__ __forceinline__ void reduce_scatter_level(double (&v)[P], int lane) {
   }
 }
 
-// Reduce-scatter over the warp: v[0..P) per lane -> the sum over all 32 lanes of v[k] for
-// k = lane / (32 / P), in a fixed tree (deterministic; a + b == b + a in IEEE arithmetic, so the
-// lanes sharing k hold identical sums).
-template <int P>
-__device__ __forceinline__ double warp_reduce_scatter(double (&v)[P], int lane) {
-  reduce_scatter_level<P / 2, 16>(v, lane);
-  double s = v[0];
-#pragma unroll
-  for (int o = 16 / P; o >= 1; o /= 2) s += __shfl_xor_sync(0xffffffffu, s, o);
-  return s;
-}
-
 // gamma_warp_kernel<W>: 1-D grid of warps, warp w -> task (f, i, m') = ((f * N) + i) * M + m'.
 // Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
 // R at gamma[f][i][m'][k][D].
-// At most 256 threads (the planner's largest block), two blocks per SM: caps registers at 128
-// (ptxas needs ~96 without spills), which leaves room for enough warps to hide latency.
+// At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
+// which caps registers at 128 (ptxas needs ~90 without spills); wider rows would spill under it.
 template <int W>
-__global__ void __launch_bounds__(256, 2)
+__global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                       float* gamma, double* gsum) {
   constexpr int P = pow2_at_least(W);
@@ -82,8 +70,7 @@ __global__ void __launch_bounds__(256, 2)
     const unsigned hi = __ballot_sync(0xffffffffu, lane + 32 < seg.mu && y[lane + 32] != 0);
     ymask = (static_cast<std::uint64_t>(hi) << 32) | lo;
   }
-  const float ins = static_cast<float>(g.ins), del = static_cast<float>(g.del);
-  const float match = static_cast<float>(g.match), mismatch = static_cast<float>(g.mismatch);
+  const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
   float delk[W];  // deletion weight into entry k: 0 into the padding
 #pragma unroll
   for (int k = 0; k < W; ++k) delk[k] = k == s - 1 ? 0.0f : del;
@@ -119,20 +106,34 @@ __global__ void __launch_bounds__(256, 2)
         }
       }
     }
-    // R for the valid drift changes (zero elsewhere): store, then weight by the prior and reduce.
+    // R for the valid drift changes, zero elsewhere, stored; then sum_D Pr{D} R by a reduce-scatter
+    // over the warp: after log2(P) halving levels lane l holds the sum over its half-warp-aligned
+    // group of entry k = l / (32 / P), and the remaining levels add the groups. The tree is fixed
+    // (deterministic), and a + b == b + a in IEEE arithmetic, so lanes sharing k agree exactly.
     double prior = 0;
     if (lane_on)
       prior = b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
-    double v[P];
 #pragma unroll
-    for (int k = 0; k < P; ++k) {
+    for (int k = 0; k < W; ++k) {
       const int delta = g.clo + k - s;
-      const bool in = k < W && k >= s && valid && delta >= seg.d0 && delta <= seg.d1;
-      const float r = in ? F[k < W ? k : 0] : 0.0f;
-      if (gamma && k < W && k >= s && lane_on) gamma[(task_ofs * g.Mn + (k - s)) * g.q + D] = r;
-      v[k] = prior * static_cast<double>(r);
+      if (!(k >= s && valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
+      if (gamma && k >= s && lane_on) gamma[(task_ofs * g.Mn + (k - s)) * g.q + D] = F[k];
     }
-    acc += warp_reduce_scatter<P>(v, lane);
+    constexpr int H = P / 2;  // the first level reads the floats: half as many doubles live
+    double v[H];
+    const bool upper = lane & 16;
+#pragma unroll
+    for (int j = 0; j < H; ++j) {
+      const float lo = j < W ? F[j] : 0.0f, hi = j + H < W ? F[j + H < W ? j + H : 0] : 0.0f;
+      const double send = prior * static_cast<double>(upper ? lo : hi);
+      const double keep = prior * static_cast<double>(upper ? hi : lo);
+      v[j] = keep + __shfl_xor_sync(0xffffffffu, send, 16);
+    }
+    reduce_scatter_level<H / 2, 8>(v, lane);
+    double sum = v[0];
+#pragma unroll
+    for (int o = 16 / P; o >= 1; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
+    acc += sum;
   }
   const int k = lane / (32 / P);
   if (lane % (32 / P) == 0 && k >= s && k < W) {

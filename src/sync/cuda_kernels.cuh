@@ -27,6 +27,9 @@ struct device_geometry {
   int corridor;   // 1: corridor-constrained lattice, 0: full lattice
   int end_known;  // 1: beta_N at rho - tau; 0: drift pmf prior
   double ins, del, match, mismatch;
+  // The same weights rounded to float once on the host: a kernel that converted them itself could
+  // have the conversion sunk into its node loop (a select of doubles, then F2F, per node).
+  float ins_f, del_f, match_f, mismatch_f;
   int row_min;  // drift of the first entry of a thread's lattice row
   int row_len;  // entries of a thread's lattice row
 };
