@@ -1,8 +1,10 @@
 // The CUDA engine: shapes from device limits, storage and chunk size from free memory (falling
 // back to smaller chunks and local storage when an allocation fails), and the launch sequence.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <sstream>
+#include <utility>
 
 #include "sync/cuda_decoder_kernels.cuh"
 #include "sync/cuda_engine.cuh"
@@ -40,28 +42,15 @@ int d_lanes(int q, int max_threads) {
 using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, float*,
                                double*);
 
-// The register-row gamma kernel for a row of W >= M_n entries (widths in steps of 4).
+template <int... W>
+std::array<gamma_warp_fn, sizeof...(W)> gamma_warp_table(std::integer_sequence<int, W...>) {
+  return {gamma_warp_kernel<W + 2>...};
+}
+
+// The register-row gamma kernel for a row of W = M_n entries, 2 <= W <= 32.
 gamma_warp_fn gamma_warp_for(int W) {
-  switch (W) {
-    case 4:
-      return gamma_warp_kernel<4>;
-    case 8:
-      return gamma_warp_kernel<8>;
-    case 12:
-      return gamma_warp_kernel<12>;
-    case 16:
-      return gamma_warp_kernel<16>;
-    case 20:
-      return gamma_warp_kernel<20>;
-    case 24:
-      return gamma_warp_kernel<24>;
-    case 28:
-      return gamma_warp_kernel<28>;
-    case 32:
-      return gamma_warp_kernel<32>;
-    default:
-      return nullptr;
-  }
+  static const auto table = gamma_warp_table(std::make_integer_sequence<int, 31>{});
+  return W >= 2 && W <= gamma_warp_max_width ? table[W - 2] : nullptr;
 }
 
 using fb_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
@@ -275,8 +264,9 @@ void cuda_engine::choose_shapes() {
   // The register-row gamma kernel covers the common case: corridor lattice in float, a warp of
   // D lanes, a row of at most 32 entries and a received segment of at most 64 symbols.
   gamma_width_ = 0;
-  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.n + g_.chi <= 64)
-    gamma_width_ = round_up(g_.Mn, 4) <= gamma_warp_max_width ? round_up(g_.Mn, 4) : 0;
+  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.n + g_.chi <= 64 &&
+      g_.Mn >= 2 && g_.Mn <= gamma_warp_max_width)
+    gamma_width_ = g_.Mn;
   if (gamma_width_) {
     const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
     for (int threads = 64; threads <= target_threads; threads *= 2) {

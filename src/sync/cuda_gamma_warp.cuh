@@ -1,14 +1,15 @@
 // The fast gamma kernel: one warp per (frame, i, m'), lanes over D, the corridor lattice row held
-// in W registers (W a compile-time bound on M_n), so a node costs seven instructions and no memory
-// traffic. Used for the corridor lattice in float with q >= 32 and M_n <= 32; gamma_kernel covers
-// everything else. Both write the same gamma and gsum.
+// in W = M_n registers (one instantiation per width), so a node costs six instructions and no
+// memory traffic. Used for the corridor lattice in float with q >= 32 and 2 <= M_n <= 32;
+// gamma_kernel covers everything else. Both write the same gamma and gsum.
 //
-// Why it is exact: the row's entries [s, W), s = W - M_n, are the drifts [m_n^-, m_n^+]; entries
-// below s are padding that stays exactly zero (row 0 starts at zero there and the only way a value
-// could enter, the deletion edge from entry s into entry s - 1, has its weight set to 0). Nodes
-// past the end of the received segment (j > mu) are computed but never feed a node with j <= mu
-// (every edge goes to a column >= its source's), so the R read out for delta in [d0, d1] equals the
-// CPU's bit for bit: each node is (ins*left + del*up) + Q*diag in round-to-nearest, as there.
+// Why it is exact: entry k of the row is drift m_n^- + k. Nodes with j < 0 are computed but stay
+// exactly zero (their inputs are zero), and nodes past the end of the received segment (j > mu)
+// are computed but never feed a node with j <= mu (every edge goes to a column >= its source's), so
+// the R read out for delta in [d0, d1] equals the CPU's bit for bit: each node is
+// (ins*left + del*up) + Q*diag in round-to-nearest, as there. (A width padded beyond M_n would
+// need a per-entry deletion weight to keep the padding at zero, which ptxas rematerializes per
+// row: two more instructions per node.)
 #pragma once
 
 #include "sync/cuda_kernels.cuh"
@@ -44,7 +45,7 @@ __device__ __forceinline__ void reduce_scatter_level(double (&v)[P], int lane) {
 // Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
 // R at gamma[f][i][m'][k][D].
 // At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
-// which caps registers at 128 (ptxas needs ~90 without spills); wider rows would spill under it.
+// which caps registers at 128 (ptxas needs fewer without spills); wider rows would spill under it.
 template <int W>
 __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
@@ -58,7 +59,6 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   const int i = static_cast<int>((task / g.M) % g.N);
   const int f = static_cast<int>(task / (static_cast<long long>(g.M) * g.N));
   if (b.status[f] != status_ok) return;
-  const int s = W - g.Mn;  // first entry of the corridor
 
   const device_segment seg = segment_of(g, i, mp, b.rho[f]);
   const bool valid = seg.d0 <= seg.d1;
@@ -71,9 +71,6 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     ymask = (static_cast<std::uint64_t>(hi) << 32) | lo;
   }
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
-  float delk[W];  // deletion weight into entry k: 0 into the padding
-#pragma unroll
-  for (int k = 0; k < W; ++k) delk[k] = k == s - 1 ? 0.0f : del;
 
   const std::size_t task_ofs = static_cast<std::size_t>(task);
   double acc = 0;  // this lane's share of sum_D Pr{D} R after the reduce-scatter
@@ -86,12 +83,12 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
       // Row 0: F[0][j] = ins^j for j >= 0 (drift d = j), zero below.
 #pragma unroll
       for (int k = 0; k < W; ++k) {
-        const int d = g.clo + k - s;
-        F[k] = k < s || d < 0 ? 0.0f : d == 0 ? 1.0f : mul_rn(ins, F[k > 0 ? k - 1 : 0]);
+        const int d = g.clo + k;
+        F[k] = d < 0 ? 0.0f : d == 0 ? 1.0f : mul_rn(ins, F[k > 0 ? k - 1 : 0]);
       }
       for (int r = 1; r <= g.n; ++r) {
         const std::uint64_t eq = ((x >> (r - 1)) & 1u) ? ymask : ~ymask;
-        const int base = r + g.clo - s - 1;  // bit of y for entry 0 of this row
+        const int base = r + g.clo - 1;  // bit of y for entry 0 of this row
         const unsigned e = static_cast<unsigned>(base >= 0 ? eq >> base : eq << -base);
         const float ins_r = r < g.n ? ins : 0.0f;  // no insertion after the last symbol (10)
         float left = 0.0f;
@@ -99,8 +96,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
         for (int k = 0; k < W; ++k) {
           const float up = k + 1 < W ? F[k + 1 < W ? k + 1 : k] : 0.0f;
           const float qv = (e >> k) & 1u ? match : mismatch;
-          const float v =
-              add_rn(add_rn(mul_rn(ins_r, left), mul_rn(delk[k], up)), mul_rn(qv, F[k]));
+          const float v = add_rn(add_rn(mul_rn(ins_r, left), mul_rn(del, up)), mul_rn(qv, F[k]));
           F[k] = v;
           left = v;
         }
@@ -115,9 +111,9 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
       prior = b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
 #pragma unroll
     for (int k = 0; k < W; ++k) {
-      const int delta = g.clo + k - s;
-      if (!(k >= s && valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
-      if (gamma && k >= s && lane_on) gamma[(task_ofs * g.Mn + (k - s)) * g.q + D] = F[k];
+      const int delta = g.clo + k;
+      if (!(valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
+      if (gamma && lane_on) gamma[(task_ofs * W + k) * g.q + D] = F[k];
     }
     constexpr int H = P / 2;  // the first level reads the floats: half as many doubles live
     double v[H];
@@ -136,8 +132,8 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     acc += sum;
   }
   const int k = lane / (32 / P);
-  if (lane % (32 / P) == 0 && k >= s && k < W) {
-    const std::size_t row = (static_cast<std::size_t>(f) * g.N + i) * g.Mn + (k - s);
+  if (lane % (32 / P) == 0 && k < W) {
+    const std::size_t row = (static_cast<std::size_t>(f) * g.N + i) * W + k;
     gsum[row * g.M + mp] = acc;
   }
 }
