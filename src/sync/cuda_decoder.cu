@@ -56,30 +56,16 @@ gamma_warp_fn gamma_warp_for(int W) {
 using fb_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
                        const double*);
 
-// alpha/beta with a compile-time bound K >= M_n on the drift changes (0: bounds-checked, global).
+template <int... J>
+std::array<fb_fn, sizeof...(J) + 1> fb_table(std::integer_sequence<int, J...>) {
+  return {fb_kernel<0>, fb_kernel<4 * (J + 1)>...};
+}
+
+// alpha/beta with a compile-time bound K >= M_n on the drift changes, K in {4, 8, ..., 32}
+// (0: bounds-checked, gsum read from global memory).
 fb_fn fb_for(int K) {
-  switch (K) {
-    case 0:
-      return fb_kernel<0>;
-    case 4:
-      return fb_kernel<4>;
-    case 8:
-      return fb_kernel<8>;
-    case 12:
-      return fb_kernel<12>;
-    case 16:
-      return fb_kernel<16>;
-    case 20:
-      return fb_kernel<20>;
-    case 24:
-      return fb_kernel<24>;
-    case 28:
-      return fb_kernel<28>;
-    case 32:
-      return fb_kernel<32>;
-    default:
-      return nullptr;
-  }
+  static const auto table = fb_table(std::make_integer_sequence<int, 8>{});
+  return K >= 0 && K <= 32 && K % 4 == 0 ? table[K / 4] : nullptr;
 }
 
 constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
@@ -332,7 +318,7 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
 
 void cuda_engine::launch(const part& p, bool has_priors) {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, first = p.first;
-  const cudaStream_t st = p.lane ? stream2_ : stream_;
+  const cudaStream_t st = stream_of(p);
   device_frames b{y_.get(),
                   offsets_.get() + first,
                   rho_.get() + first,
@@ -390,7 +376,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
 void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first,
                             bool full_output) {
   const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first;
-  const cudaStream_t st = p.lane ? stream2_ : stream_;
+  const cudaStream_t st = stream_of(p);
   GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_status_.data() + p.first, status_.get() + p.first,
                                     p.count * sizeof(int), cudaMemcpyDeviceToHost, st));
   GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + at * N, decisions_.get() + p.first * N,

@@ -92,7 +92,7 @@ __device__ __forceinline__ double warp_pow2_scale(int lane_exponent, bool lane_n
   return __longlong_as_double(static_cast<long long>(2046 - e) << 52);
 }
 
-constexpr int fb_ring = 4;  // gsum rows in flight in fb_kernel<true>: prefetch distance 3
+constexpr int fb_ring = 4;  // gsum rows in flight in fb_kernel<K > 0>: prefetch distance 3
 
 // fb_kernel: grid (frames, 2), one warp per block: blockIdx.y 0 runs alpha forward (4), (11)-(12),
 // 1 runs beta backward (5), each looping over i with warp synchronization only; lane l handles
@@ -116,7 +116,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   const double* gs = gsum + static_cast<std::size_t>(f) * g.N * row_values;
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
   double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[0][-pad .. M + pad)
-  double* ring = rows - pad + 2 * stride + pad;          // ring[slot][-pad .. Mn * M + pad)
+  double* ring = rows - pad + 2 * stride + pad;          // ring[slot][-pad .. K * M + pad)
   for (int k = lane; k < 2 * stride; k += 32) rows[k - pad] = 0.0;
   if (prefetch)
     for (int k = lane; k < fb_ring * ring_stride; k += 32) ring[k - pad] = 0.0;
@@ -135,13 +135,26 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   auto fail = [&](int why) {
     if (lane == 0) atomicCAS(&b.status[f], status_ok, why);
   };
+  // Scales a row (each lane's entries written by that lane) by the warp's power of two and stores
+  // it as output row `index`; false when no probability is left.
+  auto publish = [&](double* row, int index) {
+    int e = 0;
+    bool nonzero = false;
+    for (int m = lane; m < g.M; m += 32) {
+      e = max(e, exponent_of(row[m]));
+      nonzero |= row[m] != 0;
+    }
+    const double scale = warp_pow2_scale(e, nonzero);
+    if (scale == 0) return false;
+    for (int m = lane; m < g.M; m += 32)
+      out[static_cast<std::size_t>(index) * g.M + m] = row[m] *= scale;
+    return true;
+  };
   if (prefetch)
     for (int s = 0; s < fb_ring - 1; ++s) fetch(s);
 
   // alpha_0: drift 0; beta_N: the known end or the drift pmf prior.
   const long long rho = b.rho[f];
-  int e_lane = 0;
-  bool nonzero = false;
   for (int m = lane; m < g.M; m += 32) {
     const long long drift = g.lo + m;
     double v;
@@ -152,14 +165,8 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     else
       v = g.tau + drift <= rho ? end_prior[m] : 0.0;
     rows[m] = v;
-    e_lane = max(e_lane, exponent_of(v));
-    nonzero |= v != 0;
   }
-  double scale = warp_pow2_scale(e_lane, nonzero);
-  if (scale == 0) return fail(forward ? status_zero_forward : status_no_end);
-  const int first = forward ? 0 : g.N;
-  for (int m = lane; m < g.M; m += 32)
-    out[static_cast<std::size_t>(first) * g.M + m] = rows[m] *= scale;
+  if (!publish(rows, forward ? 0 : g.N)) return fail(forward ? status_zero_forward : status_no_end);
 
   for (int step = 0; step < g.N; ++step) {
     const int i = forward ? step : g.N - 1 - step;  // the gsum row this step uses
@@ -171,8 +178,6 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     }
     const double* prev = rows + (step & 1) * stride;
     double* next = rows + ((step + 1) & 1) * stride;
-    e_lane = 0;
-    nonzero = false;
     for (int m = lane; m < g.M; m += 32) {
       double v0 = 0, v1 = 0;  // two chains: half the latency of one
       if constexpr (prefetch) {
@@ -204,15 +209,10 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
           }
         }
       }
-      const double v = v0 + v1;
-      next[m] = v;
-      e_lane = max(e_lane, exponent_of(v));
-      nonzero |= v != 0;
+      next[m] = v0 + v1;
     }
-    scale = warp_pow2_scale(e_lane, nonzero);
-    if (scale == 0) return fail(forward ? status_zero_forward : status_zero_backward);
-    const std::size_t at = static_cast<std::size_t>(forward ? i + 1 : i) * g.M;
-    for (int m = lane; m < g.M; m += 32) out[at + m] = next[m] *= scale;
+    if (!publish(next, forward ? i + 1 : i))
+      return fail(forward ? status_zero_forward : status_zero_backward);
   }
 }
 
@@ -248,7 +248,7 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   for (int D = tx; D < g.q; D += Bx) {
     double sum = 0;
     if (tz < Bz) {
-      const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + D];
+      const std::uint32_t x = gamma ? 0u : codewords[static_cast<std::size_t>(i) * g.q + D];
       for (int mp = tz; mp < g.M; mp += Bz) {
         const double am = sa[mp];
         if (am == 0) continue;

@@ -56,6 +56,7 @@ class cuda_engine final : public detail::decoder_engine {
   void choose_shapes();
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
+  cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
   void launch(const part& p, bool has_priors);
   void copy_back(const part& p, decode_output& out, std::size_t first, bool full_output);
 

@@ -1,10 +1,12 @@
 // CUDA kernels of the sync MAP decoder (seed paper sec. IV-V, with batches of frames).
 //
-// Three launches decode a chunk of frames, never one per symbol:
-//   gamma_kernel      R(y|C_i(D)) by the lattice, one thread per (frame, i, m', D); stores R
-//                     (global storage) and always gsum(i, m', delta) = sum_D Pr{D} R.
-//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent blocks, one per (frame,
-//                     direction), looping over i with block synchronization.
+// Three launches decode a part of a chunk of frames, never one per symbol:
+//   gamma             R(y|C_i(D)) by the lattice: gamma_warp_kernel (cuda_gamma_warp.cuh), one
+//                     warp per (frame, i, m') with the row in registers, or gamma_kernel, one
+//                     thread per (frame, i, m', D) with the row in shared memory. Stores R (global
+//                     storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
+//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent one-warp blocks, one per
+//                     (frame, direction), looping over i with warp synchronization.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (local storage), plus the drift posterior lambda_i.
 //

@@ -216,14 +216,14 @@ void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
     }
   }
   engine_->decode(received, priors, out);
+  auto zero = [](auto& v, std::size_t f, std::size_t per_frame) {
+    if (!v.empty()) std::fill_n(v.begin() + f * per_frame, per_frame, 0);
+  };
   for (std::size_t f = 0; f < frames; ++f) {
     if (out.decoded[f]) continue;
-    auto zero = [f](auto& v, std::size_t per_frame) {
-      if (!v.empty()) std::fill_n(v.begin() + f * per_frame, per_frame, 0);
-    };
-    zero(out.app, static_cast<std::size_t>(N) * q);
-    zero(out.decisions, N);
-    zero(out.drift_posterior, static_cast<std::size_t>(N + 1) * M);
+    zero(out.app, f, static_cast<std::size_t>(N) * q);
+    zero(out.decisions, f, N);
+    zero(out.drift_posterior, f, static_cast<std::size_t>(N + 1) * M);
   }
   decode_timings t = engine_->timings();
   t.total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

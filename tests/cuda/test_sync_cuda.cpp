@@ -165,6 +165,27 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   EXPECT_EQ(a.decisions, c.decisions);
 }
 
+// Wide explicit limits (M_n = 41 > 32): the general gamma kernel and the bounds-checked alpha/beta
+// kernel (no prefetch), at q = 32 where the defaults take the fast ones.
+TEST(SyncCuda, WideLimitsUseTheGeneralKernels) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.02, 0.02, 0.01};
+  const tvb_code code = tvb_code::random(32, 10, 12, 8);
+  const auto data = testing::make_frames(code, ch, 13, 5);
+  decoder_options o;
+  o.codeword_limits = drift_limits{-10, 30, 0};
+  o.frame_limits = drift_limits{-60, 60, 0};
+  for (storage_mode s : {storage_mode::global, storage_mode::local}) {
+    o.storage = s;
+    decoder_plan gpu(code, ch, o, backend::cuda, 5);
+    const auto& shapes = gpu.summary().kernel_shapes;
+    ASSERT_GE(shapes.size(), 2u);
+    EXPECT_EQ(shapes[0].find("register row"), std::string::npos) << shapes[0];
+    EXPECT_EQ(shapes[1].find("prefetched"), std::string::npos) << shapes[1];
+    compare(code, ch, o, data.received, cat("wide limits ", to_string(s)));
+  }
+}
+
 // Without the drift posterior: same APPs and decisions as the CPU, none copied back; a reused
 // output with a batch of a different size is fully rewritten.
 TEST(SyncCuda, WithoutDriftPosteriorAndReusedOutput) {
