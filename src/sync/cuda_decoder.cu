@@ -68,6 +68,16 @@ fb_fn fb_for(int K) {
   return K >= 0 && K <= 32 && K % 4 == 0 ? table[K / 4] : nullptr;
 }
 
+using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, int, int, int,
+                        const void*, const double*, const double*, double*, std::uint32_t*,
+                        double*);
+
+// The L kernel for the lattice's real type and the storage (stored R or lattices run again).
+app_fn app_for(bool f64, bool stored) {
+  if (f64) return stored ? app_kernel<double, true> : app_kernel<double, false>;
+  return stored ? app_kernel<float, true> : app_kernel<float, false>;
+}
+
 constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
 constexpr int min_part_frames = 32;  // ... of at least this many frames
 
@@ -90,6 +100,8 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   g_.chi = g.codeword.hi;
   g_.M = g.M_tau;
   g_.Mn = g.M_n;
+  g_.Kg = round_up(g.M_n, 4);
+  g_.gsum_stride = g_.Kg * g.M_tau;
   g_.corridor = g.lattice == lattice_mode::corridor;
   g_.end_known = g.end_known;
   g_.ins = g.ins;
@@ -110,6 +122,7 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   GPUFEC_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   sm_count_ = prop.multiProcessorCount;
   shared_optin_ = prop.sharedMemPerBlockOptin;
+  max_block_threads_ = prop.maxThreadsPerBlock;
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaEventCreate(&start_));
@@ -188,10 +201,11 @@ cuda_engine::~cuda_engine() {
 std::size_t cuda_engine::bytes_per_frame(bool global) const {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q;
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
-  return (global ? N * M * Mn * q * real_bytes : 0) + N * M * Mn * 8  // gamma, gsum
-         + 3 * (N + 1) * M * 8                                        // alpha, beta, lambda
-         + N * q * 8 * 2 + N * 4                                      // app, priors, decisions
-         + capacity_ + 2 * 8 + 4;                                     // y, offsets, rho, status
+  const std::size_t gsum_stride = g_.gsum_stride;
+  return (global ? N * M * Mn * q * real_bytes : 0) + N * gsum_stride * 8  // gamma, gsum
+         + 3 * (N + 1) * M * 8                                             // alpha, beta, lambda
+         + N * q * 8 * 2 + N * 4                                           // app, priors, decisions
+         + capacity_ + 2 * 8 + 4;  // y, offsets, rho, status
 }
 
 void cuda_engine::allocate(std::size_t frames) {
@@ -199,7 +213,9 @@ void cuda_engine::allocate(std::size_t frames) {
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   gamma_.release();
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
-  gsum_.resize(frames * N * M * Mn);
+  gsum_.resize(frames * N * g_.gsum_stride);
+  // The entries k >= M_n of each gsum row are never written: zero, as alpha/beta expect.
+  GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
   alpha_.resize(frames * (N + 1) * M);
   beta_.resize(frames * (N + 1) * M);
   lambda_.resize(frames * (N + 1) * M);
@@ -271,27 +287,57 @@ void cuda_engine::choose_shapes() {
     gamma_shape_ = pick(gamma_kernel<double>, Bx, g_.M, gamma_shared);
   else if (!gamma_width_)
     gamma_shape_ = pick(gamma_kernel<float>, Bx, g_.M, gamma_shared);
+  // L: G state groups (a power of two, at most 32, acc of G * q doubles within 8 KB), fixed by
+  // the geometry so that the sums do not depend on the shape.
+  app_groups_ = 1;
+  while (app_groups_ < 32 && app_groups_ * 2 * g_.q <= 1024) app_groups_ *= 2;
   auto app_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
-    return 8 * (static_cast<std::size_t>(states) * g_.q + 2 * g_.M) +
+    return 8 * (static_cast<std::size_t>(app_groups_) * g_.q + 2 * g_.M) +
            (global_ ? 0 : real_bytes * g_.row_len * T);
   };
-  if (f64_lattice_)
-    app_shape_ = pick(app_kernel<double>, Bx, g_.M, app_shared);
-  else
-    app_shape_ = pick(app_kernel<float>, Bx, g_.M, app_shared);
-  // alpha/beta: one warp per (frame, direction); the next gsum rows are prefetched into shared
-  // memory when the ring fits in half of a block's shared memory (at least two blocks per SM).
-  const std::size_t M = g_.M, K = round_up(g_.Mn, 4);
+  const int max_groups = std::min(app_groups_, g_.M);
+  const app_fn app = app_for(f64_lattice_, global_);
+  app_shape_ = pick(app, Bx, max_groups, app_shared);
+  // alpha/beta: one block per (frame, direction), a thread per state up to the block limit; the
+  // gsum blocks are prefetched into shared memory when the ring fits in half of a block's shared
+  // memory (two blocks per SM).
+  const std::size_t M = g_.M, K = g_.Kg;
   const std::size_t prefetch_bytes = 8 * (2 * (M + 2 * K) + fb_ring * (K * M + 2 * K));
   const std::size_t rows_bytes = 8 * 2 * (M + 2 * static_cast<std::size_t>(g_.Mn));
   fb_width_ = K <= 32 && prefetch_bytes <= shared_optin_ / 2 ? static_cast<int>(K) : 0;
   require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
                          " drift states need more shared memory than the device's ", shared_optin_,
                          " bytes per block");
-  fb_shape_ = {32, 32, 1, fb_width_ ? prefetch_bytes : rows_bytes, 0};
-  allow_shared(fb_for(fb_width_), fb_shape_.shared);
-  fb_shape_.blocks_per_sm = occupancy(fb_for(fb_width_), 32, fb_shape_.shared);
+  const fb_fn fb = fb_for(fb_width_);
+  fb_shape_ = {};
+  fb_shape_.shared = fb_width_ ? prefetch_bytes : rows_bytes;
+  allow_shared(fb, fb_shape_.shared);
+  for (int threads = std::min(round_up(g_.M, 32), max_block_threads_); threads >= 32;
+       threads = round_up(threads / 2, 32)) {
+    const int blocks = occupancy(fb, threads, fb_shape_.shared);
+    if (blocks > 0) {
+      fb_shape_ = {threads, 1, threads, fb_shape_.shared, blocks};
+      break;
+    }
+    if (threads == 32) break;
+  }
+  require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
+  // L for small batches: as many states per block as fit, so that a few frames still spread
+  // over the SMs (the shape above is the one that keeps the most threads resident).
+  app_wide_shape_ = app_shape_;
+  for (int states = std::min(max_groups, max_block_threads_ / app_shape_.Bx);
+       states > app_shape_.By; states /= 2) {
+    const std::size_t shared = app_shared(app_shape_.Bx, states);
+    if (shared > shared_optin_) continue;
+    allow_shared(app, std::max(shared, app_shape_.shared));
+    const int blocks = occupancy(app, app_shape_.Bx * states, shared);
+    if (blocks > 0) {
+      app_wide_shape_ = {app_shape_.Bx * states, app_shape_.Bx, states, shared, blocks};
+      break;
+    }
+    allow_shared(app, app_shape_.shared);
+  }
 }
 
 std::vector<std::string> cuda_engine::kernel_shapes() const {
@@ -312,6 +358,7 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
                fb_shape_, "frames x 2 (persistent over i)"),
           line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
                cat(g_.N, " x frames")),
+          line("L, batches under one wave", app_wide_shape_, cat(g_.N, " x frames")),
           cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
               max_batch_)};
 }
@@ -327,7 +374,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
                   p.count};
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   unsigned char* gamma = global_ ? gamma_.get() + first * N * M * Mn * q * real_bytes : nullptr;
-  double* gsum = gsum_.get() + first * N * M * Mn;
+  double* gsum = gsum_.get() + first * N * g_.gsum_stride;
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
@@ -353,21 +400,21 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[1], st));
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
-  fb_for(fb_width_)<<<fb_grid, 32, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior);
+  fb_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
+                                                                          end_prior);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[2], st));
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   double* app = app_.get() + first * N * q;
   std::uint32_t* decisions = decisions_.get() + first * N;
   double* lambda = lambda_wanted_ ? lambda_.get() + first * (N + 1) * M : nullptr;
-  if (f64_lattice_)
-    app_kernel<double><<<app_grid, app_shape_.threads, app_shape_.shared, st>>>(
-        g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
-        reinterpret_cast<const double*>(gamma), alpha, beta, app, decisions, lambda);
-  else
-    app_kernel<float><<<app_grid, app_shape_.threads, app_shape_.shared, st>>>(
-        g_, b, codewords_.get(), app_shape_.Bx, app_shape_.By,
-        reinterpret_cast<const float*>(gamma), alpha, beta, app, decisions, lambda);
+  // Fewer blocks than one wave of the throughput shape: the wide shape spreads them.
+  const launch_shape& a = static_cast<long long>(p.count) * g_.N <
+                                  static_cast<long long>(sm_count_) * app_shape_.blocks_per_sm
+                              ? app_wide_shape_
+                              : app_shape_;
+  app_for(f64_lattice_, global_)<<<app_grid, a.threads, a.shared, st>>>(
+      g_, b, codewords_.get(), a.Bx, a.By, app_groups_, gamma, alpha, beta, app, decisions, lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
 }

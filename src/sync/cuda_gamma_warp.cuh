@@ -133,8 +133,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   }
   const int k = lane / (32 / P);
   if (lane % (32 / P) == 0 && k < W) {
-    const std::size_t row = (static_cast<std::size_t>(f) * g.N + i) * W + k;
-    gsum[row * g.M + mp] = acc;
+    gsum[(static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride + k * g.M + mp] = acc;
   }
 }
 

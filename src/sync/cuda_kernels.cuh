@@ -26,8 +26,10 @@ struct device_geometry {
   int lo, hi;    // frame drift limits [m_tau^-, m_tau^+]
   int clo, chi;  // codeword drift limits [m_n^-, m_n^+]
   int M, Mn;
-  int corridor;   // 1: corridor-constrained lattice, 0: full lattice
-  int end_known;  // 1: beta_N at rho - tau; 0: drift pmf prior
+  int Kg;           // gsum rows per (frame, i): Mn rounded up to a multiple of 4 (k >= Mn zero)
+  int gsum_stride;  // doubles per (frame, i) block of gsum [k][m']: Kg * M
+  int corridor;     // 1: corridor-constrained lattice, 0: full lattice
+  int end_known;    // 1: beta_N at rho - tau; 0: drift pmf prior
   double ins, del, match, mismatch;
   // The same weights rounded to float once on the host: a kernel that converted them itself could
   // have the conversion sunk into its node loop (a select of doubles, then F2F, per node).
@@ -129,6 +131,29 @@ __device__ __forceinline__ double block_sum(double v, double* scratch) {
   double total = 0;
   for (int w = 0; w < warps; ++w) total += scratch[w];  // same order in every thread
   return total;
+}
+
+// Block-wide argmax of (value, index) pairs, one per thread (all threads must call): the largest
+// value, the lowest index among equals (a sequential scan's answer). `scratch` holds 32 doubles.
+__device__ __forceinline__ int block_argmax(double v, int index, double* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
+  auto take = [&](double ov, int oi) {
+    if (ov > v || (ov == v && oi < index)) {
+      v = ov;
+      index = oi;
+    }
+  };
+  for (int o = 16; o > 0; o >>= 1)
+    take(__shfl_xor_sync(0xffffffffu, v, o), __shfl_xor_sync(0xffffffffu, index, o));
+  __shared__ int indices[32];
+  __syncthreads();  // scratch may still be read from a previous call
+  if (lane == 0) {
+    scratch[warp] = v;
+    indices[warp] = index;
+  }
+  __syncthreads();
+  for (int w = 0; w < warps; ++w) take(scratch[w], indices[w]);
+  return index;
 }
 
 }  // namespace gpufec::sync::cuda_detail
