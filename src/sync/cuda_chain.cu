@@ -62,11 +62,11 @@ class cuda_chain final : public sim::chain {
     for (std::size_t begin = 0; begin < outcomes.size(); begin += engine_.chunk()) {
       const int count = static_cast<int>(std::min(engine_.chunk(), outcomes.size() - begin));
       const int threads = 128;
+      const auto in = engine_.device_inputs(count);
       channel_kernel<<<(count + threads - 1) / threads, threads, 0, engine_.stream()>>>(
           seed_, first + begin, count, code.q(), N, code.n(), code.tau(),
-          engine_.device_codewords(), channel_, x_.get(), engine_.y(), engine_.capacity(),
-          engine_.offsets(), engine_.rho(), engine_.status(), lim.lo, lim.hi,
-          setup_.options.end_known);
+          engine_.device_codewords(), channel_, x_.get(), in.y, engine_.capacity(), in.offsets,
+          in.rho, in.status, lim.lo, lim.hi, setup_.options.end_known);
       GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
       out_.decisions.resize(static_cast<std::size_t>(count) * N);
       out_.decoded.assign(count, 1);

@@ -78,6 +78,7 @@ app_fn app_for(bool f64, bool stored) {
   return stored ? app_kernel<float, true> : app_kernel<float, false>;
 }
 
+constexpr std::size_t pinned_output_limit = std::size_t{64} << 20;  // bytes staged per part
 constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
 constexpr int min_part_frames = 32;  // ... of at least this many frames
 
@@ -221,17 +222,23 @@ void cuda_engine::allocate(std::size_t frames) {
   lambda_.resize(frames * (N + 1) * M);
   app_.resize(frames * N * q);
   decisions_.resize(frames * N);
-  y_.resize(frames * capacity_);
-  offsets_.resize(frames + 1);
-  rho_.resize(frames);
-  status_.resize(frames);
+  inputs_.resize(inputs_at(nullptr, static_cast<int>(frames)).bytes);
   chunk_ = frames;
 }
 
+cuda_engine::frame_inputs cuda_engine::inputs_at(unsigned char* base, int count) const {
+  const std::size_t n = static_cast<std::size_t>(count);
+  const std::size_t rho_at = (n + 1) * 8, status_at = rho_at + n * 8;
+  const std::size_t y_at = (status_at + n * sizeof(int) + 15) & ~std::size_t(15);
+  return {base + y_at, reinterpret_cast<long long*>(base),
+          reinterpret_cast<long long*>(base + rho_at), reinterpret_cast<int*>(base + status_at),
+          y_at + n * capacity_};
+}
+
 std::size_t cuda_engine::allocated_bytes() const {
-  return codewords_.bytes() + end_prior_.bytes() + y_.bytes() + offsets_.bytes() + rho_.bytes() +
-         status_.bytes() + priors_.bytes() + gamma_.bytes() + gsum_.bytes() + alpha_.bytes() +
-         beta_.bytes() + lambda_.bytes() + app_.bytes() + decisions_.bytes();
+  return codewords_.bytes() + end_prior_.bytes() + inputs_.bytes() + priors_.bytes() +
+         gamma_.bytes() + gsum_.bytes() + alpha_.bytes() + beta_.bytes() + lambda_.bytes() +
+         app_.bytes() + decisions_.bytes();
 }
 
 // Block shapes (seed paper sec. V): lanes over D, then as many states per block as keep the block
@@ -313,11 +320,12 @@ void cuda_engine::choose_shapes() {
   fb_shape_ = {};
   fb_shape_.shared = fb_width_ ? prefetch_bytes : rows_bytes;
   allow_shared(fb, fb_shape_.shared);
-  for (int threads = std::min(round_up(g_.M, 32), max_block_threads_); threads >= 32;
+  const int producer = fb_width_ ? 32 : 0;  // the warp that issues the prefetches
+  for (int threads = std::min(round_up(g_.M, 32), max_block_threads_ - producer); threads >= 32;
        threads = round_up(threads / 2, 32)) {
-    const int blocks = occupancy(fb, threads, fb_shape_.shared);
+    const int blocks = occupancy(fb, threads + producer, fb_shape_.shared);
     if (blocks > 0) {
-      fb_shape_ = {threads, 1, threads, fb_shape_.shared, blocks};
+      fb_shape_ = {threads + producer, 1, threads, fb_shape_.shared, blocks};
       break;
     }
     if (threads == 32) break;
@@ -366,11 +374,12 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
 void cuda_engine::launch(const part& p, bool has_priors) {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, first = p.first;
   const cudaStream_t st = stream_of(p);
-  device_frames b{y_.get(),
-                  offsets_.get() + first,
-                  rho_.get() + first,
+  const frame_inputs in = device_inputs(loaded_);
+  device_frames b{in.y,
+                  in.offsets + first,
+                  in.rho + first,
                   has_priors ? priors_.get() + first * N * q : nullptr,
-                  status_.get() + first,
+                  in.status + first,
                   p.count};
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   unsigned char* gamma = global_ ? gamma_.get() + first * N * M * Mn * q * real_bytes : nullptr;
@@ -419,25 +428,44 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
 }
 
-// Copies a part's results back (the host waits here while the GPU runs the next part).
+// Copies a part's results back (the host waits here while the GPU runs the next part): through
+// a page-locked buffer up to pinned_output_limit bytes, straight into the caller's vectors beyond.
 void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first,
                             bool full_output) {
-  const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first;
+  const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first, n = p.count;
   const cudaStream_t st = stream_of(p);
-  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_status_.data() + p.first, status_.get() + p.first,
-                                    p.count * sizeof(int), cudaMemcpyDeviceToHost, st));
-  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.decisions.data() + at * N, decisions_.get() + p.first * N,
-                                    p.count * N * 4, cudaMemcpyDeviceToHost, st));
-  if (full_output)
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.app.data() + at * N * q, app_.get() + p.first * N * q,
-                                      p.count * N * q * 8, cudaMemcpyDeviceToHost, st));
-  if (lambda_wanted_) {
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(out.drift_posterior.data() + at * (N + 1) * M,
-                                      lambda_.get() + p.first * (N + 1) * M,
-                                      p.count * (N + 1) * M * 8, cudaMemcpyDeviceToHost, st));
+  struct piece {
+    void* to;
+    const void* from;
+    std::size_t bytes;
+  };
+  const piece pieces[] = {
+      {host_status_.data() + p.first, device_inputs(loaded_).status + p.first, n * sizeof(int)},
+      {out.decisions.data() + at * N, decisions_.get() + p.first * N, n * N * 4},
+      {full_output ? out.app.data() + at * N * q : nullptr, app_.get() + p.first * N * q,
+       full_output ? n * N * q * 8 : 0},
+      {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
+       lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}};
+  std::size_t total = 0;
+  for (const piece& c : pieces) total += (c.bytes + 15) & ~std::size_t(15);
+  const bool staged = total <= pinned_output_limit;
+  if (staged) host_outputs_.reserve(total);
+  std::size_t offset = 0;
+  for (const piece& c : pieces) {
+    if (!c.bytes) continue;
+    void* to = staged ? host_outputs_.get() + offset : c.to;
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(to, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
+    offset += (c.bytes + 15) & ~std::size_t(15);
   }
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
   GPUFEC_CUDA_CHECK(cudaEventSynchronize(p.events[4]));
+  if (!staged) return;
+  offset = 0;
+  for (const piece& c : pieces) {
+    if (!c.bytes) continue;
+    std::memcpy(c.to, host_outputs_.get() + offset, c.bytes);
+    offset += (c.bytes + 15) & ~std::size_t(15);
+  }
 }
 
 void cuda_engine::record_start() {
@@ -455,6 +483,7 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
     priors_.release();
   }
   lambda_wanted_ = full_output && !out.drift_posterior.empty();
+  loaded_ = count;
   // The inputs were staged on stream_; the second stream waits for them.
   GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
   GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
@@ -510,27 +539,21 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
   const std::size_t per_prior = static_cast<std::size_t>(g_.N) * g_.q;
   for (std::size_t first = 0; first < frames; first += chunk_) {
     const int count = static_cast<int>(std::min(chunk_, frames - first));
-    // Stage the chunk: each frame at a fixed stride, truncated to the part any lattice can read.
-    host_offsets_.assign(count + 1, 0);
-    host_rho_.assign(count, 0);
-    host_status_.assign(count, status_ok);
-    host_y_.assign(static_cast<std::size_t>(count) * capacity_, 0);
+    // Stage the chunk in page-locked memory, each frame at a fixed stride, truncated to the part
+    // any lattice can read; one copy moves it.
+    host_inputs_.reserve(inputs_at(nullptr, count).bytes);
+    const frame_inputs in = inputs_at(host_inputs_.get(), count);
+    std::memset(in.y, 0, static_cast<std::size_t>(count) * capacity_);
     for (int f = 0; f < count; ++f) {
       const auto frame = received.frame(first + f);
-      host_offsets_[f] = static_cast<long long>(f * capacity_);
-      host_rho_[f] = static_cast<long long>(frame.size());
-      host_status_[f] = out.decoded[first + f] ? status_ok : status_skip;
-      std::memcpy(host_y_.data() + f * capacity_, frame.data(), std::min(frame.size(), capacity_));
+      in.offsets[f] = static_cast<long long>(f * capacity_);
+      in.rho[f] = static_cast<long long>(frame.size());
+      in.status[f] = out.decoded[first + f] ? status_ok : status_skip;
+      std::memcpy(in.y + f * capacity_, frame.data(), std::min(frame.size(), capacity_));
     }
-    host_offsets_[count] = static_cast<long long>(count * capacity_);
+    in.offsets[count] = static_cast<long long>(count * capacity_);
     record_start();
-    GPUFEC_CUDA_CHECK(
-        cudaMemcpyAsync(y_.get(), host_y_.data(), host_y_.size(), cudaMemcpyHostToDevice, stream_));
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(offsets_.get(), host_offsets_.data(), (count + 1) * 8,
-                                      cudaMemcpyHostToDevice, stream_));
-    GPUFEC_CUDA_CHECK(
-        cudaMemcpyAsync(rho_.get(), host_rho_.data(), count * 8, cudaMemcpyHostToDevice, stream_));
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(status_.get(), host_status_.data(), count * sizeof(int),
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), in.bytes,
                                       cudaMemcpyHostToDevice, stream_));
     run_loaded(count, priors ? priors + first * per_prior : nullptr, out, first, true);
   }

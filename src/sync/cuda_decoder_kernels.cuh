@@ -104,20 +104,21 @@ struct gsum_ring {
   }
   __device__ double* slot(int step) const { return slots + (step % fb_ring) * stride; }
   // Called by every thread before the barriers are used (then __syncthreads).
-  __device__ void init() const {
+  __device__ void init(bool producer) const {
 #if __CUDA_ARCH__ >= 900
-    if (threadIdx.x == 0) {
+    if (producer) {
       for (int s = 0; s < fb_ring; ++s)
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(full + s)));
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
 #endif
   }
-  // Starts the copy of `values` doubles (16-byte aligned, a multiple of 2) into slot `step`.
-  __device__ void fetch(int step, const double* src, int values) const {
+  // Starts the copy of `values` doubles (16-byte aligned, a multiple of 2) into slot `step`; on
+  // sm_90 the `producer` thread issues it, before sm_90 every thread copies a share.
+  __device__ void fetch(int step, const double* src, int values, bool producer) const {
     double* dst = slot(step);
 #if __CUDA_ARCH__ >= 900
-    if (threadIdx.x == 0) {
+    if (producer) {
       const unsigned bar = smem_address(full + step % fb_ring), bytes = values * 8u;
       asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
                    : "memory");
@@ -168,7 +169,9 @@ struct gsum_ring {
 
 // fb_kernel: grid (frames, 2), one block per (frame, direction): blockIdx.y 0 runs alpha forward
 // (4), (11)-(12), 1 runs beta backward (5), looping over i with one barrier per step; thread t
-// handles states t, t + T, ... alpha, beta: [f][i = 0..N][m], each row up to a power of two.
+// handles states t, t + Tc, ... where Tc = T, or T - 32 with prefetching: then the last warp is
+// the producer that issues the copies, off the critical path of the others.
+// alpha, beta: [f][i = 0..N][m], each row up to a power of two.
 // The scale is lagged so that it costs no extra barrier: step i multiplies its sums by the power
 // of two that brings row i (as stored) into [1, 2), from per-warp maxima of the exponents that
 // step i - 1 left in shared memory; stored rows thus stay within about [2^-1022, 2K]. A row with
@@ -188,6 +191,8 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   if (b.status[f] != status_ok) return;
   const bool forward = blockIdx.y == 0;
   constexpr bool prefetch = K > 0;
+  const int Tc = prefetch ? T - 32 : T;  // threads with states
+  const bool producer = t == Tc;
   const int pad = prefetch ? K : g.Mn, stride = g.M + 2 * pad;
   const double* gs = gsum + static_cast<std::size_t>(f) * g.N * g.gsum_stride;
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
@@ -200,7 +205,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
       const int at = k % slot_size - pad;
       if (at < 0 || at >= g.gsum_stride) ring.slots[k - pad] = 0.0;
     }
-    ring.init();
+    ring.init(producer);
   }
   __syncthreads();
   // The gsum block used at `step` (alpha: i = step, beta: i = N - 1 - step), into its slot.
@@ -208,7 +213,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     if (step < g.N)
       ring.fetch(step,
                  gs + static_cast<std::size_t>(forward ? step : g.N - 1 - step) * g.gsum_stride,
-                 g.gsum_stride);
+                 g.gsum_stride, producer);
     gsum_ring::commit();
   };
   auto publish = [&](int parity, int e) {
@@ -221,7 +226,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     return pow2_scale(warp_max(lane < (T + 31) / 32 ? magnitude[parity][lane] : -1));
   };
   auto fail = [&](int why, int first_pending) {
-    if (prefetch) ring.drain(first_pending, min(first_pending + fb_ring - 3, g.N - 1));
+    if (prefetch) ring.drain(first_pending, min(first_pending + fb_ring - 2, g.N - 1));
     if (t == 0) atomicCAS(&b.status[f], status_ok, why);
   };
   if (prefetch)
@@ -230,7 +235,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   // alpha_0: drift 0; beta_N: the known end or the drift pmf prior.
   const long long rho = b.rho[f];
   int e = -1;
-  for (int m = t; m < g.M; m += T) {
+  for (int m = t; t < Tc && m < g.M; m += Tc) {
     const long long drift = g.lo + m;
     double v;
     if (forward)
@@ -246,20 +251,27 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   publish(0, e);
   if (prefetch) gsum_ring::landed_before_barrier();
 
-  // Per-thread offsets of the K terms, fixed over the steps (no address arithmetic in the loop):
   // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(delta, m'), m' = m - clo - k;
-  // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k.
+  // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k. The
+  // offsets of gsum(k, .) in a block, fixed over the steps, are kept (no address chains per step).
+  int off[prefetch ? K : 1];
+  if constexpr (prefetch)
+#pragma unroll
+    for (int k = 0; k < K; ++k) off[k] = k * (forward ? g.M - 1 : g.M);
   const int zero_status = forward ? status_zero_forward : status_zero_backward;
   double* out_row = out + static_cast<std::size_t>(forward ? 1 : g.N - 1) * g.M;
   const std::ptrdiff_t out_step = forward ? g.M : -g.M;
   for (int step = 0; step < g.N; ++step, out_row += out_step) {
     __syncthreads();  // row `step`, its magnitudes and this thread's ring copies are published
     const double scale = scale_of(step & 1);
-    if (prefetch) ring.landed_after_barrier(step);
+    if (prefetch) {
+      fetch(step + fb_ring - 1);  // into the slot step - 1 used
+      ring.landed_after_barrier(step);
+    }
     const double* prev = rows + (step & 1) * stride;
     double* next = rows + ((step + 1) & 1) * stride;
     e = -1;
-    for (int m = t; m < g.M; m += T) {
+    for (int m = t; t < Tc && m < g.M; m += Tc) {
       double v0 = 0, v1 = 0, v2 = 0, v3 = 0;  // four chains: a quarter of the latency of one
       if constexpr (prefetch) {
         const double* gi = ring.slot(step);
@@ -268,20 +280,20 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
           const double* gr = gi + (m - g.clo);  // gsum(k, m') at gr[k (M - 1)]
 #pragma unroll
           for (int k = 0; k < K; k += 4) {
-            v0 += pr[-k] * gr[k * (g.M - 1)];
-            v1 += pr[-k - 1] * gr[(k + 1) * (g.M - 1)];
-            v2 += pr[-k - 2] * gr[(k + 2) * (g.M - 1)];
-            v3 += pr[-k - 3] * gr[(k + 3) * (g.M - 1)];
+            v0 += pr[-k] * gr[off[k]];
+            v1 += pr[-k - 1] * gr[off[k + 1]];
+            v2 += pr[-k - 2] * gr[off[k + 2]];
+            v3 += pr[-k - 3] * gr[off[k + 3]];
           }
         } else {
           const double* pr = prev + (m + g.clo);
           const double* gr = gi + m;
 #pragma unroll
           for (int k = 0; k < K; k += 4) {
-            v0 += gr[k * g.M] * pr[k];
-            v1 += gr[(k + 1) * g.M] * pr[k + 1];
-            v2 += gr[(k + 2) * g.M] * pr[k + 2];
-            v3 += gr[(k + 3) * g.M] * pr[k + 3];
+            v0 += gr[off[k]] * pr[k];
+            v1 += gr[off[k + 1]] * pr[k + 1];
+            v2 += gr[off[k + 2]] * pr[k + 2];
+            v3 += gr[off[k + 3]] * pr[k + 3];
           }
         }
       } else {
@@ -304,10 +316,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     publish((step + 1) & 1, e);
     if (scale == 0)  // row `step` had no probability left: this step's row is void
       return fail(step == 0 && !forward ? status_no_end : zero_status, step + 1);
-    if (prefetch) {
-      fetch(step + fb_ring - 1);  // into the slot step - 1 used
-      gsum_ring::landed_before_barrier();
-    }
+    if (prefetch) gsum_ring::landed_before_barrier();
   }
   __syncthreads();
   if (scale_of(g.N & 1) == 0) fail(zero_status, g.N);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/device_buffer.cuh"
+#include "common/pinned_buffer.cuh"
 #include "sync/cuda_kernels.cuh"
 #include "sync/decoder_engine.hpp"
 
@@ -28,17 +29,23 @@ class cuda_engine final : public detail::decoder_engine {
   std::vector<std::string> kernel_shapes() const override;
   std::size_t allocated_bytes() const override;
 
+  // The inputs of `count` frames, laid out in one block (so that one copy moves them): frame f's
+  // symbols at y + f * capacity() (its true length in rho[f]), offsets[f] = f * capacity(), and
+  // status[f] (0 decodable, status_skip otherwise).
+  struct frame_inputs {
+    std::uint8_t* y;
+    long long* offsets;
+    long long* rho;
+    int* status;
+    std::size_t bytes;  // of the whole block
+  };
+  frame_inputs inputs_at(unsigned char* base, int count) const;
   // Device-resident input (the simulator's channel kernel writes here): frames [0, count) of the
-  // chunk, each with capacity() symbols at y() + f * capacity(), its true length in rho(), and
-  // status() preset (0 decodable, status_skip otherwise). Then run_loaded() decodes them and
-  // copies decisions back (call record_start() first) (and APPs / drift posteriors when
-  // `full_output`).
+  // chunk. Then run_loaded() decodes them and copies decisions back (call record_start() first)
+  // (and APPs / drift posteriors when `full_output`).
   std::size_t chunk() const { return chunk_; }
   std::size_t capacity() const { return capacity_; }
-  std::uint8_t* y() const { return y_.get(); }
-  long long* offsets() const { return offsets_.get(); }
-  long long* rho() const { return rho_.get(); }
-  int* status() const { return status_.get(); }
+  frame_inputs device_inputs(int count) const { return inputs_at(inputs_.get(), count); }
   const std::uint32_t* device_codewords() const { return codewords_.get(); }
   cudaStream_t stream() const { return stream_; }
   // Marks the start of a chunk's timing (before its input copies or channel kernel).
@@ -74,12 +81,11 @@ class cuda_engine final : public detail::decoder_engine {
   int gamma_width_ = 0;          // W of gamma_warp_kernel, 0: the general gamma_kernel
   int fb_width_ = 0;             // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
   bool lambda_wanted_ = true;    // the drift posterior is computed and copied back
+  int loaded_ = 0;               // frames of the chunk being decoded (fixes the inputs' layout)
 
   cuda::device_buffer<std::uint32_t> codewords_;
   cuda::device_buffer<double> end_prior_;
-  cuda::device_buffer<std::uint8_t> y_;
-  cuda::device_buffer<long long> offsets_, rho_;
-  cuda::device_buffer<int> status_;
+  cuda::device_buffer<unsigned char> inputs_;  // frame_inputs of a chunk
   cuda::device_buffer<double> priors_;
   cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
   cuda::device_buffer<double> gsum_, alpha_, beta_, lambda_, app_;
@@ -87,8 +93,8 @@ class cuda_engine final : public detail::decoder_engine {
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr;
   std::vector<part> parts_;
-  std::vector<std::uint8_t> host_y_;
-  std::vector<long long> host_offsets_, host_rho_;
+  cuda::pinned_buffer host_inputs_;   // staging of decode()'s inputs
+  cuda::pinned_buffer host_outputs_;  // one part's results on their way to the caller
   std::vector<int> host_status_;
 };
 

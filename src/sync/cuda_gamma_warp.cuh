@@ -109,11 +109,17 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     double prior = 0;
     if (lane_on)
       prior = b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
+    if (!valid || seg.d0 > g.clo || seg.d1 < g.clo + W - 1) {  // only segments at an edge
 #pragma unroll
-    for (int k = 0; k < W; ++k) {
-      const int delta = g.clo + k;
-      if (!(valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
-      if (gamma && lane_on) gamma[(task_ofs * W + k) * g.q + D] = F[k];
+      for (int k = 0; k < W; ++k) {
+        const int delta = g.clo + k;
+        if (!(valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
+      }
+    }
+    if (gamma && lane_on) {
+      float* out = gamma + task_ofs * W * g.q + D;  // a running pointer: no 64-bit product per k
+#pragma unroll
+      for (int k = 0; k < W; ++k, out += g.q) *out = F[k];
     }
     constexpr int H = P / 2;  // the first level reads the floats: half as many doubles live
     double v[H];

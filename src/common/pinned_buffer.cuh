@@ -1,0 +1,38 @@
+// An owning page-locked host allocation: copies from and to it run asynchronously at full link
+// speed (pageable memory is staged by the driver, a synchronous copy of its own). Grows only.
+#pragma once
+
+#include <cstddef>
+
+#include "common/cuda_check.cuh"
+
+namespace gpufec::cuda {
+
+class pinned_buffer {
+ public:
+  pinned_buffer() = default;
+  ~pinned_buffer() { release(); }
+  pinned_buffer(const pinned_buffer&) = delete;
+  pinned_buffer& operator=(const pinned_buffer&) = delete;
+
+  // At least `bytes` (contents lost when it grows).
+  void reserve(std::size_t bytes) {
+    if (bytes <= bytes_) return;
+    release();
+    GPUFEC_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault));
+    bytes_ = bytes;
+  }
+  void release() noexcept {
+    if (ptr_) cudaFreeHost(ptr_);
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  unsigned char* get() const { return static_cast<unsigned char*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace gpufec::cuda
