@@ -333,19 +333,21 @@ void cuda_engine::choose_shapes() {
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
   // L for small batches: as many states per block as fit, so that a few frames still spread
   // over the SMs (the shape above is the one that keeps the most threads resident).
-  app_wide_shape_ = app_shape_;
+  // Wider L shapes for small batches, widest first: a part takes the widest whose one wave holds
+  // all its blocks (fewer states per thread, the same sums), else app_shape_.
+  app_wide_shapes_.clear();
   for (int states = std::min(max_groups, max_block_threads_ / app_shape_.Bx);
        states > app_shape_.By; states /= 2) {
     const std::size_t shared = app_shared(app_shape_.Bx, states);
     if (shared > shared_optin_) continue;
     allow_shared(app, std::max(shared, app_shape_.shared));
     const int blocks = occupancy(app, app_shape_.Bx * states, shared);
-    if (blocks > 0) {
-      app_wide_shape_ = {app_shape_.Bx * states, app_shape_.Bx, states, shared, blocks};
-      break;
-    }
-    allow_shared(app, app_shape_.shared);
+    if (blocks > 0)
+      app_wide_shapes_.push_back({app_shape_.Bx * states, app_shape_.Bx, states, shared, blocks});
   }
+  std::size_t most = app_shape_.shared;
+  for (const auto& w : app_wide_shapes_) most = std::max(most, w.shared);
+  allow_shared(app, most);
 }
 
 std::vector<std::string> cuda_engine::kernel_shapes() const {
@@ -366,7 +368,9 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
                fb_shape_, "frames x 2 (persistent over i)"),
           line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
                cat(g_.N, " x frames")),
-          line("L, batches under one wave", app_wide_shape_, cat(g_.N, " x frames")),
+          app_wide_shapes_.empty()
+              ? std::string("L, small batches: the same shape")
+              : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
           cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
               max_batch_)};
 }
@@ -417,13 +421,17 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* app = app_.get() + first * N * q;
   std::uint32_t* decisions = decisions_.get() + first * N;
   double* lambda = lambda_wanted_ ? lambda_.get() + first * (N + 1) * M : nullptr;
-  // Fewer blocks than one wave of the throughput shape: the wide shape spreads them.
-  const launch_shape& a = static_cast<long long>(p.count) * g_.N <
-                                  static_cast<long long>(sm_count_) * app_shape_.blocks_per_sm
-                              ? app_wide_shape_
-                              : app_shape_;
-  app_for(f64_lattice_, global_)<<<app_grid, a.threads, a.shared, st>>>(
-      g_, b, codewords_.get(), a.Bx, a.By, app_groups_, gamma, alpha, beta, app, decisions, lambda);
+  // The widest shape whose one wave holds the part's blocks spreads a small batch.
+  const launch_shape* a = &app_shape_;
+  const long long app_blocks = static_cast<long long>(p.count) * g_.N;
+  for (const auto& w : app_wide_shapes_)
+    if (app_blocks <= static_cast<long long>(sm_count_) * w.blocks_per_sm) {
+      a = &w;
+      break;
+    }
+  app_for(f64_lattice_, global_)<<<app_grid, a->threads, a->shared, st>>>(
+      g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
+      lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
 }

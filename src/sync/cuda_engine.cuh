@@ -76,12 +76,12 @@ class cuda_engine final : public detail::decoder_engine {
   std::size_t shared_optin_ = 0;
   int max_block_threads_ = 0;
   launch_shape gamma_shape_, fb_shape_, app_shape_;
-  launch_shape app_wide_shape_;  // L when a part has fewer blocks than one wave of app_shape_
-  int app_groups_ = 1;           // G of app_kernel
-  int gamma_width_ = 0;          // W of gamma_warp_kernel, 0: the general gamma_kernel
-  int fb_width_ = 0;             // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
-  bool lambda_wanted_ = true;    // the drift posterior is computed and copied back
-  int loaded_ = 0;               // frames of the chunk being decoded (fixes the inputs' layout)
+  std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
+  int app_groups_ = 1;                         // G of app_kernel
+  int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
+  int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
+  bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
+  int loaded_ = 0;             // frames of the chunk being decoded (fixes the inputs' layout)
 
   cuda::device_buffer<std::uint32_t> codewords_;
   cuda::device_buffer<double> end_prior_;
