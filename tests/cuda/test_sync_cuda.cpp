@@ -163,6 +163,40 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   EXPECT_EQ(a.app, b.app);
   EXPECT_EQ(a.app, c.app) << chunked.describe();
   EXPECT_EQ(a.decisions, c.decisions);
+  // A frame decoded alone (the small-batch L shape, one part) gives the same digits as in a batch.
+  batch<std::uint8_t> one;
+  one.push_back(data.received.frame(17));
+  decode_output d;
+  whole.decode(one.view(), d);
+  const std::size_t per = std::size_t{100} * 32;
+  EXPECT_TRUE(std::equal(d.app.begin(), d.app.end(), a.app.begin() + 17 * per));
+}
+
+// A noiseless channel makes a received frame with a flipped symbol impossible: alpha and beta
+// run out of probability mid-frame (the prefetching kernel exits with copies in flight) and the
+// frame is reported on both backends while its neighbours decode exactly.
+TEST(SyncCuda, ImpossibleFrameIsReportedAndNeighboursDecode) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0, 0, 0};
+  const tvb_code code = tvb_code::random(32, 10, 60, 5);
+  auto data = testing::make_frames(code, ch, 3, 3);
+  batch<std::uint8_t> b;
+  for (std::size_t f = 0; f < 3; ++f) {
+    const auto frame = data.received.frame(f);
+    std::vector<std::uint8_t> y(frame.begin(), frame.end());
+    if (f == 1)
+      for (std::size_t t = 300; t < 310; ++t) y[t] ^= 1;  // a whole symbol complemented
+    b.push_back(y);
+  }
+  compare(code, ch, {}, b, "impossible frame");
+  decoder_plan gpu(code, ch, {}, backend::cuda, 3);
+  decode_output out;
+  gpu.decode(b.view(), out);
+  EXPECT_TRUE(out.decoded[0]);
+  EXPECT_FALSE(out.decoded[1]);
+  EXPECT_TRUE(out.decoded[2]);
+  EXPECT_NE(out.messages[1].find("zero probability"), std::string::npos) << out.messages[1];
+  for (std::size_t k = 0; k < 60; ++k) EXPECT_EQ(out.decisions[k], data.messages[0][k]);
 }
 
 // Wide explicit limits (M_n = 41 > 32): the general gamma kernel and the bounds-checked alpha/beta
