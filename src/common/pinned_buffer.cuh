@@ -28,7 +28,6 @@ class pinned_buffer {
     bytes_ = 0;
   }
   unsigned char* get() const { return static_cast<unsigned char*>(ptr_); }
-  std::size_t bytes() const { return bytes_; }
 
  private:
   void* ptr_ = nullptr;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 #include <utility>
 
@@ -202,10 +203,9 @@ cuda_engine::~cuda_engine() {
 std::size_t cuda_engine::bytes_per_frame(bool global) const {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q;
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
-  const std::size_t gsum_stride = g_.gsum_stride;
-  return (global ? N * M * Mn * q * real_bytes : 0) + N * gsum_stride * 8  // gamma, gsum
-         + 3 * (N + 1) * M * 8                                             // alpha, beta, lambda
-         + N * q * 8 * 2 + N * 4                                           // app, priors, decisions
+  return (global ? N * M * Mn * q * real_bytes : 0) + gsum_block(g_, 0, g_.N) * 8  // gamma, gsum
+         + 3 * (N + 1) * M * 8     // alpha, beta, lambda
+         + N * q * 8 * 2 + N * 4   // app, priors, decisions
          + capacity_ + 2 * 8 + 4;  // y, offsets, rho, status
 }
 
@@ -214,7 +214,7 @@ void cuda_engine::allocate(std::size_t frames) {
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   gamma_.release();
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
-  gsum_.resize(frames * N * g_.gsum_stride);
+  gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
   // The entries k >= M_n of each gsum row are never written: zero, as alpha/beta expect.
   GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
   alpha_.resize(frames * (N + 1) * M);
@@ -331,23 +331,19 @@ void cuda_engine::choose_shapes() {
     if (threads == 32) break;
   }
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
-  // L for small batches: as many states per block as fit, so that a few frames still spread
-  // over the SMs (the shape above is the one that keeps the most threads resident).
   // Wider L shapes for small batches, widest first: a part takes the widest whose one wave holds
   // all its blocks (fewer states per thread, the same sums), else app_shape_.
   app_wide_shapes_.clear();
+  std::size_t most = app_shape_.shared;  // the kernel's shared-memory limit covers every shape
   for (int states = std::min(max_groups, max_block_threads_ / app_shape_.Bx);
        states > app_shape_.By; states /= 2) {
     const std::size_t shared = app_shared(app_shape_.Bx, states);
     if (shared > shared_optin_) continue;
-    allow_shared(app, std::max(shared, app_shape_.shared));
+    allow_shared(app, most = std::max(most, shared));
     const int blocks = occupancy(app, app_shape_.Bx * states, shared);
     if (blocks > 0)
       app_wide_shapes_.push_back({app_shape_.Bx * states, app_shape_.Bx, states, shared, blocks});
   }
-  std::size_t most = app_shape_.shared;
-  for (const auto& w : app_wide_shapes_) most = std::max(most, w.shared);
-  allow_shared(app, most);
 }
 
 std::vector<std::string> cuda_engine::kernel_shapes() const {
@@ -387,7 +383,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
                   p.count};
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   unsigned char* gamma = global_ ? gamma_.get() + first * N * M * Mn * q * real_bytes : nullptr;
-  double* gsum = gsum_.get() + first * N * g_.gsum_stride;
+  double* gsum = gsum_.get() + gsum_block(g_, static_cast<int>(first), 0);
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
@@ -454,26 +450,22 @@ void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first
        full_output ? n * N * q * 8 : 0},
       {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
        lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}};
-  std::size_t total = 0;
-  for (const piece& c : pieces) total += (c.bytes + 15) & ~std::size_t(15);
-  const bool staged = total <= pinned_output_limit;
-  if (staged) host_outputs_.reserve(total);
-  std::size_t offset = 0;
-  for (const piece& c : pieces) {
-    if (!c.bytes) continue;
-    void* to = staged ? host_outputs_.get() + offset : c.to;
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(to, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
-    offset += (c.bytes + 15) & ~std::size_t(15);
-  }
+  std::size_t at16[std::size(pieces) + 1] = {0};  // 16-byte aligned places in the staging
+  for (std::size_t k = 0; k < std::size(pieces); ++k)
+    at16[k + 1] = at16[k] + ((pieces[k].bytes + 15) & ~std::size_t(15));
+  const bool staged = at16[std::size(pieces)] <= pinned_output_limit;
+  if (staged) host_outputs_.reserve(at16[std::size(pieces)]);
+  for (std::size_t k = 0; k < std::size(pieces); ++k)
+    if (pieces[k].bytes)
+      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(staged ? host_outputs_.get() + at16[k] : pieces[k].to,
+                                        pieces[k].from, pieces[k].bytes, cudaMemcpyDeviceToHost,
+                                        st));
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
   GPUFEC_CUDA_CHECK(cudaEventSynchronize(p.events[4]));
-  if (!staged) return;
-  offset = 0;
-  for (const piece& c : pieces) {
-    if (!c.bytes) continue;
-    std::memcpy(c.to, host_outputs_.get() + offset, c.bytes);
-    offset += (c.bytes + 15) & ~std::size_t(15);
-  }
+  if (staged)
+    for (std::size_t k = 0; k < std::size(pieces); ++k)
+      if (pieces[k].bytes)
+        std::memcpy(pieces[k].to, host_outputs_.get() + at16[k], pieces[k].bytes);
 }
 
 void cuda_engine::record_start() {
@@ -551,13 +543,15 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
     // any lattice can read; one copy moves it.
     host_inputs_.reserve(inputs_at(nullptr, count).bytes);
     const frame_inputs in = inputs_at(host_inputs_.get(), count);
-    std::memset(in.y, 0, static_cast<std::size_t>(count) * capacity_);
     for (int f = 0; f < count; ++f) {
       const auto frame = received.frame(first + f);
+      const std::size_t kept = std::min(frame.size(), capacity_);
+      std::uint8_t* y = in.y + f * capacity_;
       in.offsets[f] = static_cast<long long>(f * capacity_);
       in.rho[f] = static_cast<long long>(frame.size());
       in.status[f] = out.decoded[first + f] ? status_ok : status_skip;
-      std::memcpy(in.y + f * capacity_, frame.data(), std::min(frame.size(), capacity_));
+      std::memcpy(y, frame.data(), kept);
+      std::memset(y + kept, 0, capacity_ - kept);
     }
     in.offsets[count] = static_cast<long long>(count * capacity_);
     record_start();

@@ -59,7 +59,7 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
     if (pmp >= g.M) continue;
     double s = 0;
     for (int lane = 0; lane < Bx; ++lane) s += all[k * T + py * Bx + lane];
-    gsum[(static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride + k * g.M + pmp] = s;
+    gsum[gsum_block(g, f, i) + k * g.M + pmp] = s;
   }
 }
 
@@ -194,7 +194,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   const int Tc = prefetch ? T - 32 : T;  // threads with states
   const bool producer = t == Tc;
   const int pad = prefetch ? K : g.Mn, stride = g.M + 2 * pad;
-  const double* gs = gsum + static_cast<std::size_t>(f) * g.N * g.gsum_stride;
+  const double* gs = gsum + gsum_block(g, f, 0);
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
   double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[parity][-pad .. M + pad)
   const int slot_size = g.gsum_stride + 2 * pad;
@@ -355,8 +355,7 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   }
   __syncthreads();
 
-  for (int D = tx; D < g.q; D += Bx) {
-    if (tz >= Bz) break;
+  for (int D = tx; D < g.q; D += Bx) {  // the block has exactly Bx * Bz threads
     const std::uint32_t x = stored ? 0u : codewords[static_cast<std::size_t>(i) * g.q + D];
     for (int z = tz; z < G; z += Bz) {
       double sum = 0;

@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   }
   const int k = lane / (32 / P);
   if (lane % (32 / P) == 0 && k < W) {
-    gsum[(static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride + k * g.M + mp] = acc;
+    gsum[gsum_block(g, f, i) + k * g.M + mp] = acc;
   }
 }
 

@@ -5,8 +5,9 @@
 //                     warp per (frame, i, m') with the row in registers, or gamma_kernel, one
 //                     thread per (frame, i, m', D) with the row in shared memory. Stores R (global
 //                     storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
-//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent one-warp blocks, one per
-//                     (frame, direction), looping over i with warp synchronization.
+//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent blocks, one per (frame,
+//                     direction), a thread per state, one barrier per index i; the gsum blocks
+//                     are prefetched into shared memory (TMA on sm_90).
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (local storage), plus the drift posterior lambda_i.
 //
@@ -15,6 +16,7 @@
 // to the CPU's; sums over D and over states differ from the CPU's only by summation order.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gpufec::sync::cuda_detail {
@@ -68,6 +70,11 @@ __device__ __forceinline__ double mul_rn(double a, double b) {
 }
 __device__ __forceinline__ double add_rn(double a, double b) {
   return __dadd_rn(a, b);
+}
+
+// Offset of gsum block (frame, i), laid out [k][m'] with Kg rows of M (rows k >= Mn zero).
+__host__ __device__ __forceinline__ std::size_t gsum_block(const device_geometry& g, int f, int i) {
+  return (static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride;
 }
 
 // The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.

@@ -179,7 +179,7 @@ TEST(SyncCuda, ImpossibleFrameIsReportedAndNeighboursDecode) {
   SKIP_WITHOUT_GPU();
   const bsid_params ch{0, 0, 0};
   const tvb_code code = tvb_code::random(32, 10, 60, 5);
-  auto data = testing::make_frames(code, ch, 3, 3);
+  const auto data = testing::make_frames(code, ch, 3, 3);
   batch<std::uint8_t> b;
   for (std::size_t f = 0; f < 3; ++f) {
     const auto frame = data.received.frame(f);
