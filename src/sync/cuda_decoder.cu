@@ -73,10 +73,12 @@ using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, in
                         const void*, const double*, const double*, double*, std::uint32_t*,
                         double*);
 
-// The L kernel for the lattice's real type and the storage (stored R or lattices run again).
-app_fn app_for(bool f64, bool stored) {
-  if (f64) return stored ? app_kernel<double, true> : app_kernel<double, false>;
-  return stored ? app_kernel<float, true> : app_kernel<float, false>;
+// The L kernel for the lattice's real type, the storage (stored R or lattices run again) and the
+// symbols per thread (4: float R read with 16-byte loads).
+app_fn app_for(bool f64, bool stored, int vw) {
+  if (f64) return stored ? app_kernel<double, true, 1> : app_kernel<double, false, 1>;
+  if (stored) return vw == 4 ? app_kernel<float, true, 4> : app_kernel<float, true, 1>;
+  return app_kernel<float, false, 1>;
 }
 
 constexpr std::size_t pinned_output_limit = std::size_t{64} << 20;  // bytes staged per part
@@ -304,8 +306,9 @@ void cuda_engine::choose_shapes() {
            (global_ ? 0 : real_bytes * g_.row_len * T);
   };
   const int max_groups = std::min(app_groups_, g_.M);
-  const app_fn app = app_for(f64_lattice_, global_);
-  app_shape_ = pick(app, Bx, max_groups, app_shared);
+  app_vw_ = !f64_lattice_ && global_ && g_.q % 4 == 0 ? 4 : 1;
+  const app_fn app = app_for(f64_lattice_, global_, app_vw_);
+  app_shape_ = pick(app, d_lanes(g_.q / app_vw_, target_threads), max_groups, app_shared);
   // alpha/beta: one block per (frame, direction), a thread per state up to the block limit; the
   // gsum blocks are prefetched into shared memory when the ring fits in half of a block's shared
   // memory (two blocks per SM).
@@ -362,8 +365,9 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
           line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ")").c_str()
                          : "alpha/beta",
                fb_shape_, "frames x 2 (persistent over i)"),
-          line(global_ ? "L (stored gamma)" : "L (recomputed gamma)", app_shape_,
-               cat(g_.N, " x frames")),
+          line(global_ ? (app_vw_ > 1 ? "L (stored gamma, 4 symbols per lane)" : "L (stored gamma)")
+                       : "L (recomputed gamma)",
+               app_shape_, cat(g_.N, " x frames")),
           app_wide_shapes_.empty()
               ? std::string("L, small batches: the same shape")
               : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
@@ -425,7 +429,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
       a = &w;
       break;
     }
-  app_for(f64_lattice_, global_)<<<app_grid, a->threads, a->shared, st>>>(
+  app_for(f64_lattice_, global_, app_vw_)<<<app_grid, a->threads, a->shared, st>>>(
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
       lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");

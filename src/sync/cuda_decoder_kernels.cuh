@@ -329,13 +329,15 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
 // Shared: acc double[G][q], the rows alpha_i and beta_{i+1} (double[M] each), then (local storage)
 // lattice rows real[row_len][T]. `stored`: R is read from `gamma` (real values, global
 // storage); else the lattices are run again (local storage), which costs registers the stored
-// variant does not need. Writes app[f][i][D] (normalized), decisions[f][i], lambda[f][i][m] (and
-// lambda[f][N] from the last block).
-template <class real, bool stored>
+// variant does not need. VW: symbols per thread and load (4: stored float R with q % 4 == 0, one
+// 16-byte load per (m', delta); else 1). Writes app[f][i][D] (normalized), decisions[f][i],
+// lambda[f][i][m] (and lambda[f][N] from the last block).
+template <class real, bool stored, int VW>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                            int Bx, int Bz, int G, const void* gamma, const double* alpha,
                            const double* beta, double* app, std::uint32_t* decisions,
                            double* lambda) {
+  static_assert(VW == 1 || (VW == 4 && stored && sizeof(real) == 4), "16-byte loads of float R");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double scratch[32];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, tz = t / Bx;
@@ -355,10 +357,12 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   }
   __syncthreads();
 
-  for (int D = tx; D < g.q; D += Bx) {  // the block has exactly Bx * Bz threads
+  // Thread column tx takes VW consecutive symbols D at a time (one 16-byte load of R for VW = 4);
+  // each D's sum runs over the same terms in the same order for any VW and shape.
+  for (int D = tx * VW; D < g.q; D += Bx * VW) {  // the block has exactly Bx * Bz threads
     const std::uint32_t x = stored ? 0u : codewords[static_cast<std::size_t>(i) * g.q + D];
     for (int z = tz; z < G; z += Bz) {
-      double sum = 0;
+      double sum[VW] = {};
       for (int mp = z; mp < g.M; mp += G) {
         const double am = sa[mp];
         if (am == 0) continue;
@@ -366,18 +370,29 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
           const real* R = static_cast<const real*>(gamma) +
                           (((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) * g.q + D;
           const int k0 = max(0, -(mp + g.clo)), k1 = min(g.Mn, g.M - mp - g.clo);
-          for (int k = k0; k < k1; ++k)
-            sum +=
-                am * sb[mp + g.clo + k] * static_cast<double>(R[static_cast<std::size_t>(k) * g.q]);
+          for (int k = k0; k < k1; ++k) {
+            const double w = am * sb[mp + g.clo + k];
+            if constexpr (VW == 4) {
+              const float4 r =
+                  *reinterpret_cast<const float4*>(R + static_cast<std::size_t>(k) * g.q);
+              sum[0] += w * static_cast<double>(r.x);
+              sum[1] += w * static_cast<double>(r.y);
+              sum[2] += w * static_cast<double>(r.z);
+              sum[3] += w * static_cast<double>(r.w);
+            } else {
+              sum[0] += w * static_cast<double>(R[static_cast<std::size_t>(k) * g.q]);
+            }
+          }
         } else {
           const device_segment s = segment_of(g, i, mp, rho);
           if (s.d0 > s.d1) continue;
           run_lattice<real>(g, x, b.y + b.offsets[f] + s.start, s.mu, row, T);
           for (int delta = s.d0; delta <= s.d1; ++delta)
-            sum += am * sb[mp + delta] * static_cast<double>(row[(delta - g.row_min) * T]);
+            sum[0] += am * sb[mp + delta] * static_cast<double>(row[(delta - g.row_min) * T]);
         }
       }
-      acc[z * g.q + D] = sum;
+#pragma unroll
+      for (int j = 0; j < VW; ++j) acc[z * g.q + D + j] = sum[j];
     }
   }
   __syncthreads();
