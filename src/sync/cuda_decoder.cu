@@ -276,7 +276,8 @@ void cuda_engine::choose_shapes() {
   // D lanes, a row of at most 32 entries and a received segment of at most 64 symbols.
   gamma_width_ = 0;
   if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.n + g_.chi <= 64 &&
-      g_.Mn >= 2 && g_.Mn <= gamma_warp_max_width)
+      g_.Mn >= 2 && g_.Mn <= gamma_warp_max_width &&
+      static_cast<long long>(g_.N) * g_.M < (1LL << 31))  // its 32-bit task index
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
     const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
@@ -392,10 +393,10 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* beta = beta_.get() + first * (N + 1) * M;
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
   if (gamma_width_) {
-    const long long warps = static_cast<long long>(p.count) * g_.N * g_.M;
     const int per_block = gamma_shape_.threads / 32;
-    gamma_warp_for(gamma_width_)<<<static_cast<unsigned>((warps + per_block - 1) / per_block),
-                                   gamma_shape_.threads, 0, st>>>(
+    const dim3 grid(static_cast<unsigned>((g_.N * g_.M + per_block - 1) / per_block),
+                    static_cast<unsigned>(p.count));
+    gamma_warp_for(gamma_width_)<<<grid, gamma_shape_.threads, 0, st>>>(
         g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum);
   } else {
     const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;

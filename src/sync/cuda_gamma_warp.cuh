@@ -41,7 +41,7 @@ __device__ __forceinline__ void reduce_scatter_level(double (&v)[P], int lane) {
   }
 }
 
-// gamma_warp_kernel<W>: 1-D grid of warps, warp w -> task (f, i, m') = ((f * N) + i) * M + m'.
+// gamma_warp_kernel<W>: grid (warp blocks, frames), warp w of frame f -> task (i, m') = i M + m'.
 // Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
 // R at gamma[f][i][m'][k][D].
 // At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
@@ -52,12 +52,13 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
                       float* gamma, double* gsum) {
   constexpr int P = pow2_at_least(W);
   const int lane = threadIdx.x & 31;
-  const long long task =
-      static_cast<long long>(blockIdx.x) * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  if (task >= static_cast<long long>(b.frames) * g.N * g.M) return;  // whole warp
-  const int mp = static_cast<int>(task % g.M);
-  const int i = static_cast<int>((task / g.M) % g.N);
-  const int f = static_cast<int>(task / (static_cast<long long>(g.M) * g.N));
+  // 32-bit index arithmetic (N M < 2^31, checked by the host): a 64-bit division is a subroutine
+  // of ~70 instructions, which three of them per task would cost.
+  const unsigned local = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+  const int f = blockIdx.y;
+  if (local >= static_cast<unsigned>(g.N * g.M)) return;  // whole warp
+  const int mp = static_cast<int>(local % static_cast<unsigned>(g.M));
+  const int i = static_cast<int>(local / static_cast<unsigned>(g.M));
   if (b.status[f] != status_ok) return;
 
   const device_segment seg = segment_of(g, i, mp, b.rho[f]);
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   }
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
 
-  const std::size_t task_ofs = static_cast<std::size_t>(task);
+  const std::size_t task_ofs = static_cast<std::size_t>(f) * g.N * g.M + local;
   double acc = 0;  // this lane's share of sum_D Pr{D} R after the reduce-scatter
   for (int D0 = 0; D0 < g.q; D0 += 32) {
     const int D = D0 + lane;
