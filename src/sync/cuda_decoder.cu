@@ -243,6 +243,11 @@ std::size_t cuda_engine::allocated_bytes() const {
          app_.bytes() + decisions_.bytes();
 }
 
+// Symbols per lane of the L kernel: 4 (one 16-byte load of stored float R) when q allows it.
+int cuda_engine::app_symbols_per_lane() const {
+  return !f64_lattice_ && global_ && g_.q % 4 == 0 ? 4 : 1;
+}
+
 // Block shapes (seed paper sec. V): lanes over D, then as many states per block as keep the block
 // near `target_threads`, shrunk until the shared memory fits the device, and the candidate with
 // the most resident threads per SM (occupancy API) wins.
@@ -307,9 +312,9 @@ void cuda_engine::choose_shapes() {
            (global_ ? 0 : real_bytes * g_.row_len * T);
   };
   const int max_groups = std::min(app_groups_, g_.M);
-  app_vw_ = !f64_lattice_ && global_ && g_.q % 4 == 0 ? 4 : 1;
-  const app_fn app = app_for(f64_lattice_, global_, app_vw_);
-  app_shape_ = pick(app, d_lanes(g_.q / app_vw_, target_threads), max_groups, app_shared);
+  const app_fn app = app_for(f64_lattice_, global_, app_symbols_per_lane());
+  app_shape_ =
+      pick(app, d_lanes(g_.q / app_symbols_per_lane(), target_threads), max_groups, app_shared);
   // alpha/beta: one block per (frame, direction), a thread per state up to the block limit; the
   // gsum blocks are prefetched into shared memory when the ring fits in half of a block's shared
   // memory (two blocks per SM).
@@ -366,8 +371,9 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
           line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ")").c_str()
                          : "alpha/beta",
                fb_shape_, "frames x 2 (persistent over i)"),
-          line(global_ ? (app_vw_ > 1 ? "L (stored gamma, 4 symbols per lane)" : "L (stored gamma)")
-                       : "L (recomputed gamma)",
+          line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
+                   app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
+                   .c_str(),
                app_shape_, cat(g_.N, " x frames")),
           app_wide_shapes_.empty()
               ? std::string("L, small batches: the same shape")
@@ -430,7 +436,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
       a = &w;
       break;
     }
-  app_for(f64_lattice_, global_, app_vw_)<<<app_grid, a->threads, a->shared, st>>>(
+  app_for(f64_lattice_, global_, app_symbols_per_lane())<<<app_grid, a->threads, a->shared, st>>>(
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
       lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");

@@ -372,16 +372,14 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
           const int k0 = max(0, -(mp + g.clo)), k1 = min(g.Mn, g.M - mp - g.clo);
           for (int k = k0; k < k1; ++k) {
             const double w = am * sb[mp + g.clo + k];
-            if constexpr (VW == 4) {
-              const float4 r =
+            alignas(16) real r[VW];
+            if constexpr (VW == 4)
+              *reinterpret_cast<float4*>(r) =
                   *reinterpret_cast<const float4*>(R + static_cast<std::size_t>(k) * g.q);
-              sum[0] += w * static_cast<double>(r.x);
-              sum[1] += w * static_cast<double>(r.y);
-              sum[2] += w * static_cast<double>(r.z);
-              sum[3] += w * static_cast<double>(r.w);
-            } else {
-              sum[0] += w * static_cast<double>(R[static_cast<std::size_t>(k) * g.q]);
-            }
+            else
+              r[0] = R[static_cast<std::size_t>(k) * g.q];
+#pragma unroll
+            for (int j = 0; j < VW; ++j) sum[j] += w * static_cast<double>(r[j]);
           }
         } else {
           const device_segment s = segment_of(g, i, mp, rho);

@@ -61,6 +61,7 @@ class cuda_engine final : public detail::decoder_engine {
     cudaEvent_t events[5] = {};  // start, after gamma, after alpha/beta, after L, after copies
   };
   void choose_shapes();
+  int app_symbols_per_lane() const;
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
   cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
@@ -78,7 +79,6 @@ class cuda_engine final : public detail::decoder_engine {
   launch_shape gamma_shape_, fb_shape_, app_shape_;
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
-  int app_vw_ = 1;                             // symbols per thread of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
   int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
