@@ -112,6 +112,7 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   g_.del = g.del;
   g_.match = g.match;
   g_.mismatch = g.mismatch;
+  g_.uniform_prior = 1.0 / g.q;
   g_.ins_f = static_cast<float>(g.ins);
   g_.del_f = static_cast<float>(g.del);
   g_.match_f = static_cast<float>(g.match);
@@ -278,20 +279,25 @@ void cuda_engine::choose_shapes() {
     return best;
   };
   // The register-row gamma kernel covers the common case: corridor lattice in float, a warp of
-  // D lanes, a row of at most 32 entries and a received segment of at most 64 symbols.
+  // D lanes, a row of at most 32 entries and at most 32 codeword symbols (the received symbols a
+  // lattice reads then fit one 64-bit mask).
   gamma_width_ = 0;
-  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.n + g_.chi <= 64 &&
-      g_.Mn >= 2 && g_.Mn <= gamma_warp_max_width &&
+  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.Mn >= 2 &&
+      g_.Mn <= gamma_warp_max_width &&
       static_cast<long long>(g_.N) * g_.M < (1LL << 31))  // its 32-bit task index
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
     const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
     for (int threads = 64; threads <= target_threads; threads *= 2) {
-      const int blocks = occupancy(kernel, threads, 0);
+      const std::size_t shared = gamma_warp_shared(gamma_width_, threads);
+      if (shared > shared_optin_) continue;
+      allow_shared(kernel, shared);
+      const int blocks = occupancy(kernel, threads, shared);
       if (blocks * threads > gamma_shape_.blocks_per_sm * gamma_shape_.threads)
-        gamma_shape_ = {threads, 32, threads / 32, 0, blocks};
+        gamma_shape_ = {threads, 32, threads / 32, shared, blocks};
     }
     require(gamma_shape_.threads > 0, "no block of the gamma kernel fits the device");
+    allow_shared(kernel, gamma_shape_.shared);
   }
   const int Bx = d_lanes(g_.q, target_threads);
   auto gamma_shared = [&](int lanes, int states) {
@@ -402,7 +408,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
     const int per_block = gamma_shape_.threads / 32;
     const dim3 grid(static_cast<unsigned>((g_.N * g_.M + per_block - 1) / per_block),
                     static_cast<unsigned>(p.count));
-    gamma_warp_for(gamma_width_)<<<grid, gamma_shape_.threads, 0, st>>>(
+    gamma_warp_for(gamma_width_)<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
         g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum);
   } else {
     const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;

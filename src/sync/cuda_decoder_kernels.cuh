@@ -8,11 +8,6 @@
 
 namespace gpufec::sync::cuda_detail {
 
-__device__ __forceinline__ double prior_of(const device_frames& b, const device_geometry& g, int f,
-                                           int i, int D) {
-  return b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
-}
-
 // gamma_kernel: grid (N * m_tiles, frames [, 1]); block Bx * By threads, thread t -> D lane
 // tx = t % Bx (D = tx, tx + Bx, ...), state ty = t / Bx (m' = tile * By + ty).
 // Shared: lattice rows real[row_len][T], then partial sums double[Mn][T].

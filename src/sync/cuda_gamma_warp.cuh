@@ -18,39 +18,58 @@ namespace gpufec::sync::cuda_detail {
 
 constexpr int gamma_warp_max_width = 32;
 
-// Smallest power of two >= w (w <= 32).
-__host__ __device__ constexpr int pow2_at_least(int w) {
-  int p = 1;
-  while (p < w) p *= 2;
-  return p;
+// sum_D Pr{D} R goes through shared memory: each lane writes its W products as doubles, row k
+// holding the 32 lanes' products (an odd row stride keeps the rows on different banks), then S
+// lanes per k (S a power of two, S W <= 32) each add 32 / S consecutive products and combine them
+// with log2(S) shuffles. That is ~3 W + 32 / S + 3 instructions per lane, against ~150 for a
+// register reduce-scatter of doubles.
+constexpr int gamma_red_stride = 33;
+__host__ __device__ constexpr int gamma_red_lanes(int W) {
+  int s = 1;
+  while (2 * s * W <= 32) s *= 2;
+  return s;
+}
+// Dynamic shared memory of a gamma_warp_kernel<W> block of `threads` threads.
+__host__ __device__ constexpr std::size_t gamma_warp_shared(int W, int threads) {
+  return static_cast<std::size_t>(threads / 32) * W * gamma_red_stride * sizeof(double);
 }
 
-// One level of the reduce-scatter below: lanes whose bit O is set keep the upper H of their 2H
-// values, the others the lower H, and each adds what its partner sends.
-template <int H, int O, int P>
-__device__ __forceinline__ void reduce_scatter_level(double (&v)[P], int lane) {
-  if constexpr (H >= 1) {
-    const bool upper = lane & O;
+// One lattice row in registers: entry k (drift m_n^- + k) from left = this row's entry k - 1,
+// up = the previous row's k + 1 and diag = the previous row's k; bit k of `e` says whether the
+// received symbol of the diagonal edge equals the codeword bit. The terms that are exactly zero
+// are left out without changing a digit: `left` of entry 0 (the zero column), `up` of entry W - 1
+// (outside the corridor) and every `left` of the last row (no insertion after the last symbol,
+// (10)); x + 0 == x for the non-negative values here, and ins * 0 == 0 for finite ins.
+template <int W, bool Ins>
+__device__ __forceinline__ void lattice_row(float (&F)[W], unsigned e, float ins, float del,
+                                            float match, float mismatch) {
+  float left = 0.0f;
 #pragma unroll
-    for (int j = 0; j < H; ++j) {
-      const double send = upper ? v[j] : v[H + j];
-      const double keep = upper ? v[H + j] : v[j];
-      v[j] = keep + __shfl_xor_sync(0xffffffffu, send, O);
+  for (int k = 0; k < W; ++k) {
+    const float qd = mul_rn((e >> k) & 1u ? match : mismatch, F[k]);
+    float v = qd;
+    if (k + 1 < W) {
+      const float du = mul_rn(del, F[k + 1 < W ? k + 1 : k]);
+      v = Ins && k > 0 ? add_rn(add_rn(mul_rn(ins, left), du), qd) : add_rn(du, qd);
+    } else if (Ins && k > 0) {
+      v = add_rn(mul_rn(ins, left), qd);
     }
-    reduce_scatter_level<H / 2, O / 2>(v, lane);
+    F[k] = v;
+    left = v;
   }
 }
 
 // gamma_warp_kernel<W>: grid (warp blocks, frames), warp w of frame f -> task (i, m') = i M + m'.
 // Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
-// R at gamma[f][i][m'][k][D].
+// R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x) bytes.
 // At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
 // which caps registers at 128 (ptxas needs fewer without spills); wider rows would spill under it.
 template <int W>
 __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                       float* gamma, double* gsum) {
-  constexpr int P = pow2_at_least(W);
+  extern __shared__ double gamma_red[];
+  constexpr int S = gamma_red_lanes(W), T = 32 / S;
   const int lane = threadIdx.x & 31;
   // 32-bit index arithmetic (N M < 2^31, checked by the host): a 64-bit division is a subroutine
   // of ~70 instructions, which three of them per task would cost.
@@ -60,24 +79,28 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   const int mp = static_cast<int>(local % static_cast<unsigned>(g.M));
   const int i = static_cast<int>(local / static_cast<unsigned>(g.M));
   if (b.status[f] != status_ok) return;
+  double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
 
   const device_segment seg = segment_of(g, i, mp, b.rho[f]);
   const bool valid = seg.d0 <= seg.d1;
-  // The segment as a bit mask (bit p = y[start + p]), built by the warp with two ballots.
-  std::uint64_t ymask = 0;
+  // The segment as a 64-bit mask built by the warp with two ballots: bit t = y[start + m_n^- + t]
+  // (0 outside [0, mu)), so row r's diagonal symbols are bits r - 1 ... r - 2 + W. n + W <= 64
+  // (n <= 32, W <= 32) keeps every bit a row reads inside the mask.
+  unsigned ylo = 0, yhi = 0;
   if (valid) {
     const std::uint8_t* y = b.y + b.offsets[f] + seg.start;
-    const unsigned lo = __ballot_sync(0xffffffffu, lane < seg.mu && y[lane] != 0);
-    const unsigned hi = __ballot_sync(0xffffffffu, lane + 32 < seg.mu && y[lane + 32] != 0);
-    ymask = (static_cast<std::uint64_t>(hi) << 32) | lo;
+    const int p0 = g.clo + lane, p1 = p0 + 32;
+    ylo = __ballot_sync(0xffffffffu, p0 >= 0 && p0 < seg.mu && y[p0] != 0);
+    yhi = __ballot_sync(0xffffffffu, p1 >= 0 && p1 < seg.mu && y[p1] != 0);
   }
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
 
   const std::size_t task_ofs = static_cast<std::size_t>(f) * g.N * g.M + local;
-  double acc = 0;  // this lane's share of sum_D Pr{D} R after the reduce-scatter
+  double acc = 0;  // this lane's share of sum_D Pr{D} R (lanes below S W)
   for (int D0 = 0; D0 < g.q; D0 += 32) {
     const int D = D0 + lane;
     const bool lane_on = D < g.q;
+    const double prior = lane_on ? prior_of(b, g, f, i, D) : 0.0;
     float F[W] = {};
     if (valid) {
       const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + (lane_on ? D : 0)];
@@ -87,30 +110,16 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
         const int d = g.clo + k;
         F[k] = d < 0 ? 0.0f : d == 0 ? 1.0f : mul_rn(ins, F[k > 0 ? k - 1 : 0]);
       }
-      for (int r = 1; r <= g.n; ++r) {
-        const std::uint64_t eq = ((x >> (r - 1)) & 1u) ? ymask : ~ymask;
-        const int base = r + g.clo - 1;  // bit of y for entry 0 of this row
-        const unsigned e = static_cast<unsigned>(base >= 0 ? eq >> base : eq << -base);
-        const float ins_r = r < g.n ? ins : 0.0f;  // no insertion after the last symbol (10)
-        float left = 0.0f;
-#pragma unroll
-        for (int k = 0; k < W; ++k) {
-          const float up = k + 1 < W ? F[k + 1 < W ? k + 1 : k] : 0.0f;
-          const float qv = (e >> k) & 1u ? match : mismatch;
-          const float v = add_rn(add_rn(mul_rn(ins_r, left), mul_rn(del, up)), mul_rn(qv, F[k]));
-          F[k] = v;
-          left = v;
-        }
-      }
+      // Row r's match bits: the mask window, inverted where the codeword bit is 0.
+      auto match_bits = [&](int r) {
+        return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);
+      };
+      for (int r = 1; r < g.n; ++r)
+        lattice_row<W, true>(F, match_bits(r), ins, del, match, mismatch);
+      lattice_row<W, false>(F, match_bits(g.n), ins, del, match, mismatch);
     }
-    // R for the valid drift changes, zero elsewhere, stored; then sum_D Pr{D} R by a reduce-scatter
-    // over the warp: after log2(P) halving levels lane l holds the sum over its half-warp-aligned
-    // group of entry k = l / (32 / P), and the remaining levels add the groups. The tree is fixed
-    // (deterministic), and a + b == b + a in IEEE arithmetic, so lanes sharing k agree exactly.
-    double prior = 0;
-    if (lane_on)
-      prior = b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : 1.0 / g.q;
-    if (!valid || seg.d0 > g.clo || seg.d1 < g.clo + W - 1) {  // only segments at an edge
+    // R for the valid drift changes, zero elsewhere (only segments at an edge have such entries).
+    if (!valid || seg.d0 > g.clo || seg.d1 < g.clo + W - 1) {
 #pragma unroll
       for (int k = 0; k < W; ++k) {
         const int delta = g.clo + k;
@@ -122,26 +131,26 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
 #pragma unroll
       for (int k = 0; k < W; ++k, out += g.q) *out = F[k];
     }
-    constexpr int H = P / 2;  // the first level reads the floats: half as many doubles live
-    double v[H];
-    const bool upper = lane & 16;
 #pragma unroll
-    for (int j = 0; j < H; ++j) {
-      const float lo = j < W ? F[j] : 0.0f, hi = j + H < W ? F[j + H < W ? j + H : 0] : 0.0f;
-      const double send = prior * static_cast<double>(upper ? lo : hi);
-      const double keep = prior * static_cast<double>(upper ? hi : lo);
-      v[j] = keep + __shfl_xor_sync(0xffffffffu, send, 16);
+    for (int k = 0; k < W; ++k)
+      red[k * gamma_red_stride + lane] = prior * static_cast<double>(F[k]);
+    __syncwarp();
+    if (lane < S * W) {
+      // Two accumulators halve the dependent chain; the order is fixed, so results are too.
+      const double* col = red + (lane / S) * gamma_red_stride + (lane % S) * T;
+      double s0 = 0, s1 = 0;
+#pragma unroll
+      for (int t = 0; t < T; t += 2) {
+        s0 += col[t];
+        s1 += col[t + 1];
+      }
+      acc += s0 + s1;
     }
-    reduce_scatter_level<H / 2, 8>(v, lane);
-    double sum = v[0];
+    __syncwarp();  // the next D0 overwrites red
+  }
 #pragma unroll
-    for (int o = 16 / P; o >= 1; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
-    acc += sum;
-  }
-  const int k = lane / (32 / P);
-  if (lane % (32 / P) == 0 && k < W) {
-    gsum[gsum_block(g, f, i) + k * g.M + mp] = acc;
-  }
+  for (int o = S / 2; o >= 1; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  if (lane < S * W && lane % S == 0) gsum[gsum_block(g, f, i) + (lane / S) * g.M + mp] = acc;
 }
 
 }  // namespace gpufec::sync::cuda_detail

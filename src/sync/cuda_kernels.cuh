@@ -33,6 +33,7 @@ struct device_geometry {
   int corridor;     // 1: corridor-constrained lattice, 0: full lattice
   int end_known;    // 1: beta_N at rho - tau; 0: drift pmf prior
   double ins, del, match, mismatch;
+  double uniform_prior;  // 1/q, once on the host (a double division per task is ~20 instructions)
   // The same weights rounded to float once on the host: a kernel that converted them itself could
   // have the conversion sunk into its node loop (a select of doubles, then F2F, per node).
   float ins_f, del_f, match_f, mismatch_f;
@@ -70,6 +71,12 @@ __device__ __forceinline__ double mul_rn(double a, double b) {
 }
 __device__ __forceinline__ double add_rn(double a, double b) {
   return __dadd_rn(a, b);
+}
+
+// Pr{D} of frame f's symbol i: the given priors, or uniform.
+__device__ __forceinline__ double prior_of(const device_frames& b, const device_geometry& g, int f,
+                                           int i, int D) {
+  return b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : g.uniform_prior;
 }
 
 // Offset of gsum block (frame, i), laid out [k][m'] with Kg rows of M (rows k >= Mn zero).
