@@ -81,8 +81,8 @@ app_fn app_for(bool f64, bool stored, int vw) {
   return app_kernel<float, false, 1>;
 }
 
-constexpr std::size_t pinned_output_limit = std::size_t{64} << 20;  // bytes staged per part
-constexpr int max_parts = 4;         // a chunk is decoded in up to this many pipelined parts
+constexpr std::size_t pinned_output_limit = std::size_t{256} << 20;  // bytes staged per chunk
+constexpr int max_parts = 6;         // a chunk is decoded in up to this many pipelined parts
 constexpr int min_part_frames = 32;  // ... of at least this many frames
 
 }  // namespace
@@ -117,6 +117,10 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   g_.del_f = static_cast<float>(g.del);
   g_.match_f = static_cast<float>(g.match);
   g_.mismatch_f = static_cast<float>(g.mismatch);
+  for (int k = 0; k < static_cast<int>(std::size(g_.row0)); ++k) {
+    const int d = g.codeword.lo + k;
+    g_.row0[k] = d < 0 ? 0.0f : d == 0 ? 1.0f : g_.ins_f * g_.row0[k - 1];
+  }
   g_.row_min = g_.corridor ? g.codeword.lo : -g.n;
   g_.row_len = g_.corridor ? g.M_n + 1 : g.n + g.max_mu() + 2;
   capacity_ = static_cast<std::size_t>(g.tau + g.frame.hi);
@@ -283,8 +287,7 @@ void cuda_engine::choose_shapes() {
   // lattice reads then fit one 64-bit mask).
   gamma_width_ = 0;
   if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.Mn >= 2 &&
-      g_.Mn <= gamma_warp_max_width &&
-      static_cast<long long>(g_.N) * g_.M < (1LL << 31))  // its 32-bit task index
+      g_.Mn <= gamma_warp_max_width && g_.N <= 65535)  // i is grid.y
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
     const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
@@ -406,8 +409,8 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
   if (gamma_width_) {
     const int per_block = gamma_shape_.threads / 32;
-    const dim3 grid(static_cast<unsigned>((g_.N * g_.M + per_block - 1) / per_block),
-                    static_cast<unsigned>(p.count));
+    const dim3 grid(static_cast<unsigned>((g_.M + per_block - 1) / per_block),
+                    static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
     gamma_warp_for(gamma_width_)<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
         g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum);
   } else {
@@ -449,40 +452,63 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
 }
 
-// Copies a part's results back (the host waits here while the GPU runs the next part): through
-// a page-locked buffer up to pinned_output_limit bytes, straight into the caller's vectors beyond.
-void cuda_engine::copy_back(const part& p, decode_output& out, std::size_t first,
-                            bool full_output) {
+// A part's results in the order they are staged: status, decisions, APPs, drift posteriors.
+std::array<cuda_engine::piece, 4> cuda_engine::pieces_of(const part& p, decode_output& out,
+                                                         std::size_t first, bool full_output) {
   const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first, n = p.count;
+  return {
+      {{host_status_.data() + p.first, device_inputs(loaded_).status + p.first, n * sizeof(int)},
+       {out.decisions.data() + at * N, decisions_.get() + p.first * N, n * N * 4},
+       {full_output ? out.app.data() + at * N * q : nullptr, app_.get() + p.first * N * q,
+        full_output ? n * N * q * 8 : 0},
+       {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
+        lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}}};
+}
+
+// Bytes of a part's results in the staging buffer, each piece at a 16-byte aligned place.
+std::size_t cuda_engine::staged_bytes(const std::array<piece, 4>& pieces) {
+  std::size_t bytes = 0;
+  for (const piece& c : pieces) bytes += (c.bytes + 15) & ~std::size_t(15);
+  return bytes;
+}
+
+// Queues a part's result copies behind its kernels: into its own place in the page-locked staging
+// buffer (so no part waits for the host), or, when the chunk's results do not fit
+// pinned_output_limit, nothing here: finish_copies() then copies straight into the caller's
+// vectors (pageable memory, a copy the host waits for).
+void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t first,
+                               bool full_output, bool staged) {
   const cudaStream_t st = stream_of(p);
-  struct piece {
-    void* to;
-    const void* from;
-    std::size_t bytes;
-  };
-  const piece pieces[] = {
-      {host_status_.data() + p.first, device_inputs(loaded_).status + p.first, n * sizeof(int)},
-      {out.decisions.data() + at * N, decisions_.get() + p.first * N, n * N * 4},
-      {full_output ? out.app.data() + at * N * q : nullptr, app_.get() + p.first * N * q,
-       full_output ? n * N * q * 8 : 0},
-      {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
-       lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}};
-  std::size_t at16[std::size(pieces) + 1] = {0};  // 16-byte aligned places in the staging
-  for (std::size_t k = 0; k < std::size(pieces); ++k)
-    at16[k + 1] = at16[k] + ((pieces[k].bytes + 15) & ~std::size_t(15));
-  const bool staged = at16[std::size(pieces)] <= pinned_output_limit;
-  if (staged) host_outputs_.reserve(at16[std::size(pieces)]);
-  for (std::size_t k = 0; k < std::size(pieces); ++k)
-    if (pieces[k].bytes)
-      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(staged ? host_outputs_.get() + at16[k] : pieces[k].to,
-                                        pieces[k].from, pieces[k].bytes, cudaMemcpyDeviceToHost,
-                                        st));
+  if (staged) {
+    std::size_t at = p.staged_at;
+    for (const piece& c : pieces_of(p, out, first, full_output)) {
+      if (c.bytes)
+        GPUFEC_CUDA_CHECK(
+            cudaMemcpyAsync(host_outputs_.get() + at, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
+      at += (c.bytes + 15) & ~std::size_t(15);
+    }
+  }
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
+}
+
+// Waits for a part's results and moves them to the caller (while the GPU runs later parts).
+void cuda_engine::finish_copies(const part& p, decode_output& out, std::size_t first,
+                                bool full_output, bool staged) {
+  const auto pieces = pieces_of(p, out, first, full_output);
+  if (!staged) {
+    for (const piece& c : pieces)
+      if (c.bytes)
+        GPUFEC_CUDA_CHECK(
+            cudaMemcpyAsync(c.to, c.from, c.bytes, cudaMemcpyDeviceToHost, stream_of(p)));
+    GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], stream_of(p)));
+  }
   GPUFEC_CUDA_CHECK(cudaEventSynchronize(p.events[4]));
-  if (staged)
-    for (std::size_t k = 0; k < std::size(pieces); ++k)
-      if (pieces[k].bytes)
-        std::memcpy(pieces[k].to, host_outputs_.get() + at16[k], pieces[k].bytes);
+  if (!staged) return;
+  std::size_t at = p.staged_at;
+  for (const piece& c : pieces) {
+    if (c.bytes) std::memcpy(c.to, host_outputs_.get() + at, c.bytes);
+    at += (c.bytes + 15) & ~std::size_t(15);
+  }
 }
 
 void cuda_engine::record_start() {
@@ -504,20 +530,31 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   // The inputs were staged on stream_; the second stream waits for them.
   GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
   GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
-  const int parts = std::clamp(count / min_part_frames, 1, max_parts);
-  for (int k = 0; k < parts; ++k) {
-    parts_[k].first = static_cast<int>(static_cast<long long>(count) * k / parts);
-    parts_[k].count =
-        static_cast<int>(static_cast<long long>(count) * (k + 1) / parts) - parts_[k].first;
+  // Parts of decreasing size (weights P, P - 1, ..., 1), the smallest at least min_part_frames:
+  // every part is queued at once, and the host moves part k's results while the GPU runs later
+  // parts, so what is left after the GPU finishes is the last (smallest) part's copies.
+  int parts = 1;
+  while (parts < max_parts && count / ((parts + 1) * (parts + 2) / 2) >= min_part_frames) ++parts;
+  const long long weights = parts * (parts + 1) / 2;
+  for (int k = 0, w = 0; k < parts; w += parts - k, ++k) {
+    parts_[k].first = static_cast<int>(static_cast<long long>(count) * w / weights);
+    parts_[k].count = static_cast<int>(static_cast<long long>(count) * (w + parts - k) / weights) -
+                      parts_[k].first;
     parts_[k].lane = k & 1;
   }
-  // Software pipeline: part k + 1 is queued before the host waits for part k's copies.
   host_status_.resize(count);
-  launch(parts_[0], host_priors != nullptr);
+  std::size_t staging = 0;
   for (int k = 0; k < parts; ++k) {
-    if (k + 1 < parts) launch(parts_[k + 1], host_priors != nullptr);
-    copy_back(parts_[k], out, first, full_output);
+    parts_[k].staged_at = staging;
+    staging += staged_bytes(pieces_of(parts_[k], out, first, full_output));
   }
+  const bool staged = staging <= pinned_output_limit;
+  if (staged) host_outputs_.reserve(staging);  // before any launch: it may reallocate
+  for (int k = 0; k < parts; ++k) {
+    launch(parts_[k], host_priors != nullptr);
+    queue_copies(parts_[k], out, first, full_output, staged);
+  }
+  for (int k = 0; k < parts; ++k) finish_copies(parts_[k], out, first, full_output, staged);
   auto seconds = [](cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
     GPUFEC_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -532,7 +569,9 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
     timings_.app += seconds(p.events[2], p.events[3]);
     timings_.transfer += seconds(p.events[3], p.events[4]);
   }
-  timings_.total += seconds(start_, parts_[parts - 1].events[4]);
+  double last = 0;  // the parts' two streams may finish in either order
+  for (int k = 0; k < parts; ++k) last = std::max(last, seconds(start_, parts_[k].events[4]));
+  timings_.total += last;
   static const char* const reasons[] = {
       "",
       "",

@@ -2,6 +2,7 @@
 // the kernel shapes from the device's limits (seed paper sec. V) and runs the three kernels.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "common/device_buffer.cuh"
@@ -59,14 +60,27 @@ class cuda_engine final : public detail::decoder_engine {
   struct part {
     int first = 0, count = 0, lane = 0;
     cudaEvent_t events[5] = {};  // start, after gamma, after alpha/beta, after L, after copies
+    std::size_t staged_at = 0;   // offset of its results in host_outputs_
   };
+  // A part's results: where each goes in the caller's output, where it is on the device.
+  struct piece {
+    void* to;
+    const void* from;
+    std::size_t bytes;
+  };
+  std::array<piece, 4> pieces_of(const part& p, decode_output& out, std::size_t first,
+                                 bool full_output);
   void choose_shapes();
   int app_symbols_per_lane() const;
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
   cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
   void launch(const part& p, bool has_priors);
-  void copy_back(const part& p, decode_output& out, std::size_t first, bool full_output);
+  static std::size_t staged_bytes(const std::array<piece, 4>& pieces);
+  void queue_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
+                    bool staged);
+  void finish_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
+                     bool staged);
 
   device_geometry g_{};
   detail::geometry host_g_;
@@ -95,7 +109,7 @@ class cuda_engine final : public detail::decoder_engine {
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr;
   std::vector<part> parts_;
   cuda::pinned_buffer host_inputs_;   // staging of decode()'s inputs
-  cuda::pinned_buffer host_outputs_;  // one part's results on their way to the caller
+  cuda::pinned_buffer host_outputs_;  // a chunk's results on their way to the caller
   std::vector<int> host_status_;
 };
 

@@ -17,6 +17,7 @@
 namespace gpufec::sync::cuda_detail {
 
 constexpr int gamma_warp_max_width = 32;
+static_assert(sizeof(device_geometry::row0) / sizeof(float) >= gamma_warp_max_width);
 
 // sum_D Pr{D} R goes through shared memory: each lane writes its W products as doubles, row k
 // holding the 32 lanes' products (an odd row stride keeps the rows on different banks), then S
@@ -59,7 +60,7 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], unsigned e, float ins
   }
 }
 
-// gamma_warp_kernel<W>: grid (warp blocks, frames), warp w of frame f -> task (i, m') = i M + m'.
+// gamma_warp_kernel<W>: grid (warp blocks over m', N, frames), one warp per (frame, i, m').
 // Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
 // R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x) bytes.
 // At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
@@ -71,13 +72,9 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   extern __shared__ double gamma_red[];
   constexpr int S = gamma_red_lanes(W), T = 32 / S;
   const int lane = threadIdx.x & 31;
-  // 32-bit index arithmetic (N M < 2^31, checked by the host): a 64-bit division is a subroutine
-  // of ~70 instructions, which three of them per task would cost.
-  const unsigned local = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-  const int f = blockIdx.y;
-  if (local >= static_cast<unsigned>(g.N * g.M)) return;  // whole warp
-  const int mp = static_cast<int>(local % static_cast<unsigned>(g.M));
-  const int i = static_cast<int>(local / static_cast<unsigned>(g.M));
+  const int mp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), i = blockIdx.y,
+            f = blockIdx.z;
+  if (mp >= g.M) return;  // whole warp
   if (b.status[f] != status_ok) return;
   double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
 
@@ -95,7 +92,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   }
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
 
-  const std::size_t task_ofs = static_cast<std::size_t>(f) * g.N * g.M + local;
+  const std::size_t task_ofs = (static_cast<std::size_t>(f) * g.N + i) * g.M + mp;
   double acc = 0;  // this lane's share of sum_D Pr{D} R (lanes below S W)
   for (int D0 = 0; D0 < g.q; D0 += 32) {
     const int D = D0 + lane;
@@ -104,12 +101,8 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     float F[W] = {};
     if (valid) {
       const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + (lane_on ? D : 0)];
-      // Row 0: F[0][j] = ins^j for j >= 0 (drift d = j), zero below.
 #pragma unroll
-      for (int k = 0; k < W; ++k) {
-        const int d = g.clo + k;
-        F[k] = d < 0 ? 0.0f : d == 0 ? 1.0f : mul_rn(ins, F[k > 0 ? k - 1 : 0]);
-      }
+      for (int k = 0; k < W; ++k) F[k] = g.row0[k];
       // Row r's match bits: the mask window, inverted where the codeword bit is 0.
       auto match_bits = [&](int r) {
         return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);

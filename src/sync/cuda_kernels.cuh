@@ -37,6 +37,9 @@ struct device_geometry {
   // The same weights rounded to float once on the host: a kernel that converted them itself could
   // have the conversion sunk into its node loop (a select of doubles, then F2F, per node).
   float ins_f, del_f, match_f, mismatch_f;
+  // Row 0 of gamma_warp_kernel's lattice, entry k = drift m_n^- + k: ins^d in float for d >= 0
+  // (the CPU's order of products), 0 below; the same for every lattice, so computed once.
+  float row0[32];
   int row_min;  // drift of the first entry of a thread's lattice row
   int row_len;  // entries of a thread's lattice row
 };
