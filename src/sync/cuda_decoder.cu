@@ -255,7 +255,7 @@ int cuda_engine::app_symbols_per_lane() const {
 
 // Block shapes (seed paper sec. V): lanes over D, then as many states per block as keep the block
 // near `target_threads`, shrunk until the shared memory fits the device, and the candidate with
-// the most resident threads per SM (occupancy API) wins.
+// the most resident threads per SM (occupancy API) wins; on a tie, the smaller block.
 void cuda_engine::choose_shapes() {
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
   auto pick = [&](auto kernel, int Bx, int max_states, auto shared_of) {
@@ -271,7 +271,8 @@ void cuda_engine::choose_shapes() {
         if (shared > shared_optin_) continue;
         allow_shared(kernel, shared);
         const int blocks = occupancy(kernel, lanes * states, shared);
-        if (blocks * lanes * states > best.blocks_per_sm * best.threads)
+        // Ties go to the smaller block (states shrink in this loop): more, shorter blocks.
+        if (blocks > 0 && blocks * lanes * states >= best.blocks_per_sm * best.threads)
           best = {lanes * states, lanes, states, shared, blocks};
       }
       if (best.threads) break;
