@@ -236,7 +236,7 @@ void cuda_engine::allocate(std::size_t frames) {
 cuda_engine::frame_inputs cuda_engine::inputs_at(unsigned char* base, int count) const {
   const std::size_t n = static_cast<std::size_t>(count);
   const std::size_t rho_at = (n + 1) * 8, status_at = rho_at + n * 8;
-  const std::size_t y_at = (status_at + n * sizeof(int) + 15) & ~std::size_t(15);
+  const std::size_t y_at = align16(status_at + n * sizeof(int));
   return {base + y_at, reinterpret_cast<long long*>(base),
           reinterpret_cast<long long*>(base + rho_at), reinterpret_cast<int*>(base + status_at),
           y_at + n * capacity_};
@@ -306,7 +306,7 @@ void cuda_engine::choose_shapes() {
   const int Bx = d_lanes(g_.q, target_threads);
   auto gamma_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
-    return ((real_bytes * g_.row_len * T + 15) & ~std::size_t(15)) + 8 * g_.Mn * T;
+    return align16(real_bytes * g_.row_len * T) + 8 * g_.Mn * T;
   };
   if (f64_lattice_)
     gamma_shape_ = pick(gamma_kernel<double>, Bx, g_.M, gamma_shared);
@@ -466,28 +466,20 @@ std::array<cuda_engine::piece, 4> cuda_engine::pieces_of(const part& p, decode_o
         lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}}};
 }
 
-// Bytes of a part's results in the staging buffer, each piece at a 16-byte aligned place.
-std::size_t cuda_engine::staged_bytes(const std::array<piece, 4>& pieces) {
-  std::size_t bytes = 0;
-  for (const piece& c : pieces) bytes += (c.bytes + 15) & ~std::size_t(15);
-  return bytes;
-}
-
 // Queues a part's result copies behind its kernels: into its own place in the page-locked staging
 // buffer (so no part waits for the host), or, when the chunk's results do not fit
 // pinned_output_limit, nothing here: finish_copies() then copies straight into the caller's
 // vectors (pageable memory, a copy the host waits for).
 void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t first,
                                bool full_output, bool staged) {
+  if (!staged) return;
   const cudaStream_t st = stream_of(p);
-  if (staged) {
-    std::size_t at = p.staged_at;
-    for (const piece& c : pieces_of(p, out, first, full_output)) {
-      if (c.bytes)
-        GPUFEC_CUDA_CHECK(
-            cudaMemcpyAsync(host_outputs_.get() + at, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
-      at += (c.bytes + 15) & ~std::size_t(15);
-    }
+  std::size_t at = p.staged_at;
+  for (const piece& c : pieces_of(p, out, first, full_output)) {
+    if (c.bytes)
+      GPUFEC_CUDA_CHECK(
+          cudaMemcpyAsync(host_outputs_.get() + at, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
+    at += align16(c.bytes);
   }
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
 }
@@ -508,7 +500,7 @@ void cuda_engine::finish_copies(const part& p, decode_output& out, std::size_t f
   std::size_t at = p.staged_at;
   for (const piece& c : pieces) {
     if (c.bytes) std::memcpy(c.to, host_outputs_.get() + at, c.bytes);
-    at += (c.bytes + 15) & ~std::size_t(15);
+    at += align16(c.bytes);
   }
 }
 
@@ -547,7 +539,8 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   std::size_t staging = 0;
   for (int k = 0; k < parts; ++k) {
     parts_[k].staged_at = staging;
-    staging += staged_bytes(pieces_of(parts_[k], out, first, full_output));
+    for (const piece& c : pieces_of(parts_[k], out, first, full_output))
+      staging += align16(c.bytes);
   }
   const bool staged = staging <= pinned_output_limit;
   if (staged) host_outputs_.reserve(staging);  // before any launch: it may reallocate

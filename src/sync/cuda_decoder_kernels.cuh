@@ -22,7 +22,7 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
   const int f = blockIdx.y, i = blockIdx.x / m_tiles, mp = (blockIdx.x % m_tiles) * By + ty;
   if (b.status[f] != status_ok) return;  // whole block: uniform
   real* row = reinterpret_cast<real*>(smem) + t;
-  const std::size_t rows_bytes = (sizeof(real) * g.row_len * T + 15) & ~std::size_t(15);
+  const std::size_t rows_bytes = align16(sizeof(real) * g.row_len * T);
   double* partial = reinterpret_cast<double*>(smem + rows_bytes) + t;
   for (int k = 0; k < g.Mn; ++k) partial[k * T] = 0.0;
 

@@ -76,7 +76,6 @@ class cuda_engine final : public detail::decoder_engine {
   std::size_t bytes_per_frame(bool global) const;
   cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
   void launch(const part& p, bool has_priors);
-  static std::size_t staged_bytes(const std::array<piece, 4>& pieces);
   void queue_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
                     bool staged);
   void finish_copies(const part& p, decode_output& out, std::size_t first, bool full_output,

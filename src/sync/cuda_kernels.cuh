@@ -76,6 +76,11 @@ __device__ __forceinline__ double add_rn(double a, double b) {
   return __dadd_rn(a, b);
 }
 
+// `bytes` rounded up to a multiple of 16 (the alignment of every block laid out after another).
+__host__ __device__ constexpr std::size_t align16(std::size_t bytes) {
+  return (bytes + 15) & ~std::size_t(15);
+}
+
 // Pr{D} of frame f's symbol i: the given priors, or uniform.
 __device__ __forceinline__ double prior_of(const device_frames& b, const device_geometry& g, int f,
                                            int i, int D) {
