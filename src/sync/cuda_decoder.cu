@@ -55,7 +55,7 @@ gamma_warp_fn gamma_warp_for(int W) {
 }
 
 using fb_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
-                       const double*);
+                       const double*, int);
 
 template <int... J>
 std::array<fb_fn, sizeof...(J) + 1> fb_table(std::integer_sequence<int, J...>) {
@@ -105,7 +105,8 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   g_.M = g.M_tau;
   g_.Mn = g.M_n;
   g_.Kg = round_up(g.M_n, 4);
-  g_.gsum_stride = g_.Kg * g.M_tau;
+  g_.Kp = g_.Kg + 2;
+  g_.gsum_stride = 2 * g_.M * g_.Kp;
   g_.corridor = g.lattice == lattice_mode::corridor;
   g_.end_known = g.end_known;
   g_.ins = g.ins;
@@ -132,6 +133,7 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   sm_count_ = prop.multiProcessorCount;
   shared_optin_ = prop.sharedMemPerBlockOptin;
   max_block_threads_ = prop.maxThreadsPerBlock;
+  bulk_copies_ = prop.major >= 9;
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaEventCreate(&start_));
@@ -222,13 +224,12 @@ void cuda_engine::allocate(std::size_t frames) {
   gamma_.release();
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
-  // The entries k >= M_n of each gsum row are never written: zero, as alpha/beta expect.
+  // The entries of gsum no gamma kernel writes stay zero, as alpha/beta expect (gsum_block).
   GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
   alpha_.resize(frames * (N + 1) * M);
   beta_.resize(frames * (N + 1) * M);
-  lambda_.resize(frames * (N + 1) * M);
-  app_.resize(frames * N * q);
-  decisions_.resize(frames * N);
+  // Each part's decisions, APPs and drift posteriors, laid out as results_layout() says.
+  results_.resize(frames * (N * 4 + N * q * 8 + (N + 1) * M * 8) + max_parts * 3 * 16);
   inputs_.resize(inputs_at(nullptr, static_cast<int>(frames)).bytes);
   chunk_ = frames;
 }
@@ -244,8 +245,7 @@ cuda_engine::frame_inputs cuda_engine::inputs_at(unsigned char* base, int count)
 
 std::size_t cuda_engine::allocated_bytes() const {
   return codewords_.bytes() + end_prior_.bytes() + inputs_.bytes() + priors_.bytes() +
-         gamma_.bytes() + gsum_.bytes() + alpha_.bytes() + beta_.bytes() + lambda_.bytes() +
-         app_.bytes() + decisions_.bytes();
+         gamma_.bytes() + gsum_.bytes() + alpha_.bytes() + beta_.bytes() + results_.bytes();
 }
 
 // Symbols per lane of the L kernel: 4 (one 16-byte load of stored float R) when q allows it.
@@ -326,18 +326,25 @@ void cuda_engine::choose_shapes() {
   app_shape_ =
       pick(app, d_lanes(g_.q / app_symbols_per_lane(), target_threads), max_groups, app_shared);
   // alpha/beta: one block per (frame, direction), a thread per state up to the block limit; the
-  // gsum blocks are prefetched into shared memory when the ring fits in half of a block's shared
-  // memory (two blocks per SM).
+  // gsum blocks are prefetched into shared memory (bulk copies: sm_90) when a ring of at least two
+  // fits in half of a block's shared memory (two blocks per SM), the longest ring up to
+  // 2^fb_max_log_ring.
   const std::size_t M = g_.M, K = g_.Kg;
-  const std::size_t prefetch_bytes = 8 * (2 * (M + 2 * K) + fb_ring * (K * M + 2 * K));
+  auto prefetch_bytes = [&](int log_ring) {
+    return 8 * (2 * (M + 2 * K) + (std::size_t{1} << log_ring) * M * g_.Kp);
+  };
   const std::size_t rows_bytes = 8 * 2 * (M + 2 * static_cast<std::size_t>(g_.Mn));
-  fb_width_ = K <= 32 && prefetch_bytes <= shared_optin_ / 2 ? static_cast<int>(K) : 0;
+  fb_log_ring_ = fb_max_log_ring;
+  while (fb_log_ring_ > 1 && prefetch_bytes(fb_log_ring_) > shared_optin_ / 2) --fb_log_ring_;
+  fb_width_ = bulk_copies_ && K <= 32 && prefetch_bytes(fb_log_ring_) <= shared_optin_ / 2
+                  ? static_cast<int>(K)
+                  : 0;
   require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
                          " drift states need more shared memory than the device's ", shared_optin_,
                          " bytes per block");
   const fb_fn fb = fb_for(fb_width_);
   fb_shape_ = {};
-  fb_shape_.shared = fb_width_ ? prefetch_bytes : rows_bytes;
+  fb_shape_.shared = fb_width_ ? prefetch_bytes(fb_log_ring_) : rows_bytes;
   allow_shared(fb, fb_shape_.shared);
   const int producer = fb_width_ ? 32 : 0;  // the warp that issues the prefetches
   for (int threads = std::min(round_up(g_.M, 32), max_block_threads_ - producer); threads >= 32;
@@ -378,7 +385,9 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
               ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
                      cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
               : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-          line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ")").c_str()
+          line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ", ",
+                               1 << fb_log_ring_, " in flight)")
+                               .c_str()
                          : "alpha/beta",
                fb_shape_, "frames x 2 (persistent over i)"),
           line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
@@ -431,13 +440,14 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   fb_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
-                                                                          end_prior);
+                                                                          end_prior, fb_log_ring_);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[2], st));
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
-  double* app = app_.get() + first * N * q;
-  std::uint32_t* decisions = decisions_.get() + first * N;
-  double* lambda = lambda_wanted_ ? lambda_.get() + first * (N + 1) * M : nullptr;
+  const results_layout r = results_of(p);
+  auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
+  auto* app = reinterpret_cast<double*>(r.base + r.app_at);
+  double* lambda = lambda_wanted_ ? reinterpret_cast<double*>(r.base + r.lambda_at) : nullptr;
   // The widest shape whose one wave holds the part's blocks spreads a small batch.
   const launch_shape* a = &app_shape_;
   const long long app_blocks = static_cast<long long>(p.count) * g_.N;
@@ -453,17 +463,31 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
 }
 
+// Where a part's decisions, APPs and drift posteriors lie on the device: one region per part,
+// each array 16-byte aligned, in the order they are staged (after the status), so that one copy
+// moves what the caller wants.
+cuda_engine::results_layout cuda_engine::results_of(const part& p) const {
+  const std::size_t N = g_.N, q = g_.q, M = g_.M, n = p.count;
+  results_layout r;
+  r.base = results_.get() + p.results_at;
+  r.app_at = align16(n * N * 4);
+  r.lambda_at = r.app_at + align16(n * N * q * 8);
+  r.bytes = r.lambda_at + align16(n * (N + 1) * M * 8);
+  return r;
+}
+
 // A part's results in the order they are staged: status, decisions, APPs, drift posteriors.
 std::array<cuda_engine::piece, 4> cuda_engine::pieces_of(const part& p, decode_output& out,
                                                          std::size_t first, bool full_output) {
   const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first, n = p.count;
+  const results_layout r = results_of(p);
   return {
       {{host_status_.data() + p.first, device_inputs(loaded_).status + p.first, n * sizeof(int)},
-       {out.decisions.data() + at * N, decisions_.get() + p.first * N, n * N * 4},
-       {full_output ? out.app.data() + at * N * q : nullptr, app_.get() + p.first * N * q,
+       {out.decisions.data() + at * N, r.base, n * N * 4},
+       {full_output ? out.app.data() + at * N * q : nullptr, r.base + r.app_at,
         full_output ? n * N * q * 8 : 0},
        {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
-        lambda_.get() + p.first * (N + 1) * M, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}}};
+        r.base + r.lambda_at, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}}};
 }
 
 // Queues a part's result copies behind its kernels: into its own place in the page-locked staging
@@ -474,13 +498,16 @@ void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t fi
                                bool full_output, bool staged) {
   if (!staged) return;
   const cudaStream_t st = stream_of(p);
-  std::size_t at = p.staged_at;
-  for (const piece& c : pieces_of(p, out, first, full_output)) {
-    if (c.bytes)
-      GPUFEC_CUDA_CHECK(
-          cudaMemcpyAsync(host_outputs_.get() + at, c.from, c.bytes, cudaMemcpyDeviceToHost, st));
-    at += align16(c.bytes);
-  }
+  // Two copies: the status (from the inputs), then the results region up to the last piece
+  // wanted (the staging layout after the status is the region's).
+  const auto pieces = pieces_of(p, out, first, full_output);
+  std::size_t results = 0;
+  for (int k = 1; k < 4; ++k) results += align16(pieces[k].bytes);
+  unsigned char* to = host_outputs_.get() + p.staged_at;
+  GPUFEC_CUDA_CHECK(
+      cudaMemcpyAsync(to, pieces[0].from, pieces[0].bytes, cudaMemcpyDeviceToHost, st));
+  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(to + align16(pieces[0].bytes), pieces[1].from, results,
+                                    cudaMemcpyDeviceToHost, st));
   GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
 }
 
@@ -520,14 +547,15 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
   }
   lambda_wanted_ = full_output && !out.drift_posterior.empty();
   loaded_ = count;
-  // The inputs were staged on stream_; the second stream waits for them.
-  GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
-  GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
   // Parts of decreasing size (weights P, P - 1, ..., 1), the smallest at least min_part_frames:
   // every part is queued at once, and the host moves part k's results while the GPU runs later
   // parts, so what is left after the GPU finishes is the last (smallest) part's copies.
   int parts = 1;
   while (parts < max_parts && count / ((parts + 1) * (parts + 2) / 2) >= min_part_frames) ++parts;
+  if (parts > 1) {  // the inputs were staged on stream_; the second stream waits for them
+    GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
+    GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
+  }
   const long long weights = parts * (parts + 1) / 2;
   for (int k = 0, w = 0; k < parts; w += parts - k, ++k) {
     parts_[k].first = static_cast<int>(static_cast<long long>(count) * w / weights);
@@ -536,9 +564,11 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
     parts_[k].lane = k & 1;
   }
   host_status_.resize(count);
-  std::size_t staging = 0;
+  std::size_t staging = 0, results = 0;
   for (int k = 0; k < parts; ++k) {
     parts_[k].staged_at = staging;
+    parts_[k].results_at = results;
+    results += results_of(parts_[k]).bytes;
     for (const piece& c : pieces_of(parts_[k], out, first, full_output))
       staging += align16(c.bytes);
   }

@@ -2,8 +2,6 @@
 // comment above each kernel gives the meaning of its indices and its shared memory.
 #pragma once
 
-#include <cuda_pipeline.h>
-
 #include "sync/cuda_kernels.cuh"
 
 namespace gpufec::sync::cuda_detail {
@@ -11,9 +9,8 @@ namespace gpufec::sync::cuda_detail {
 // gamma_kernel: grid (N * m_tiles, frames [, 1]); block Bx * By threads, thread t -> D lane
 // tx = t % Bx (D = tx, tx + Bx, ...), state ty = t / Bx (m' = tile * By + ty).
 // Shared: lattice rows real[row_len][T], then partial sums double[Mn][T].
-// Writes gsum[f][i][k][m'] (k = delta - m_n^-) for every (m', delta) of the tile (0 where invalid;
-// k-major so that alpha and beta read it without bank conflicts) and, when `gamma` is non-null,
-// R at gamma[f][i][m'][delta][D].
+// Writes gsum(k, m') (k = delta - m_n^-; see gsum_block) for every (m', delta) of the tile (0
+// where invalid) and, when `gamma` is non-null, R at gamma[f][i][m'][delta][D].
 template <class real>
 __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                              int Bx, int By, int m_tiles, real* gamma, double* gsum) {
@@ -54,7 +51,7 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
     if (pmp >= g.M) continue;
     double s = 0;
     for (int lane = 0; lane < Bx; ++lane) s += all[k * T + py * Bx + lane];
-    gsum[gsum_block(g, f, i) + k * g.M + pmp] = s;
+    store_gsum(g, gsum + gsum_block(g, f, i), k, pmp, s);
   }
 }
 
@@ -83,154 +80,153 @@ __device__ __forceinline__ double pow2_scale(int e) {
   return __longlong_as_double(static_cast<long long>(2046 - e) << 52);
 }
 
-constexpr int fb_ring = 4;  // gsum rows in flight in fb_kernel<K > 0>: prefetch distance 3
+constexpr int fb_max_log_ring = 3;  // fb_kernel<K > 0> keeps up to 2^3 gsum blocks in flight
 
-// The gsum row ring of fb_kernel<K > 0>: row `step` goes to slot step % fb_ring. On sm_90 one
-// thread copies a whole row with a bulk (TMA) copy that completes a shared-memory barrier, which
-// every thread then waits on: no per-thread copy instructions in the sequential loop. Before
-// sm_90 every thread copies its share with cp.async and waits for it before the block barrier.
+// The states' threads of fb_kernel meet at named barrier 1 (a multiple of 32 threads): the
+// producer warp of fb_kernel<K > 0> never joins it.
+__device__ __forceinline__ void sync_states(int threads) {
+  asm volatile("bar.sync 1, %0;" ::"r"(threads) : "memory");
+}
+
+// The gsum ring of fb_kernel<K > 0> (sm_90): the block used at step s goes to slot
+// s & (ring - 1), ring a power of two. A producer thread copies each block with a bulk (TMA) copy
+// that completes the slot's `full` barrier, as soon as the slot's `empty` barrier says that every
+// states' thread is done with the block ring steps earlier (each releases what it read); the
+// states' threads wait on `full`. The producer thus runs up to ring steps ahead and never joins
+// the states' barrier.
 struct gsum_ring {
-  double* slots;  // fb_ring slots of `stride` doubles
+  double* slots;  // ring slots of `stride` doubles
   int stride;
-  std::uint64_t* full;  // fb_ring barriers (sm_90)
+  int log_ring;
+  std::uint64_t* full;   // ring barriers: block copied
+  std::uint64_t* empty;  // ring barriers: slot released by every states' thread
 
   __device__ static unsigned smem_address(const void* p) {
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
   }
-  __device__ double* slot(int step) const { return slots + (step % fb_ring) * stride; }
-  // Called by every thread before the barriers are used (then __syncthreads).
-  __device__ void init(bool producer) const {
+  __device__ int size() const { return 1 << log_ring; }
+  __device__ int slot_of(int step) const { return step & (size() - 1); }
+  __device__ double* slot(int step) const { return slots + slot_of(step) * stride; }
+  // Called by one thread before the barriers are used (then a barrier of the whole block);
+  // `consumers` threads release each slot.
+  __device__ void init(int consumers) const {
 #if __CUDA_ARCH__ >= 900
-    if (producer) {
-      for (int s = 0; s < fb_ring; ++s)
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(full + s)));
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    for (int s = 0; s < size(); ++s) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_address(full + s)));
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_address(empty + s)),
+                   "r"(consumers));
     }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 #endif
   }
-  // Starts the copy of `values` doubles (16-byte aligned, a multiple of 2) into slot `step`; on
-  // sm_90 the `producer` thread issues it, before sm_90 every thread copies a share.
-  __device__ void fetch(int step, const double* src, int values, bool producer) const {
-    double* dst = slot(step);
+  __device__ static void wait(const std::uint64_t* bar, unsigned parity) {
 #if __CUDA_ARCH__ >= 900
-    if (producer) {
-      const unsigned bar = smem_address(full + step % fb_ring), bytes = values * 8u;
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
-                   : "memory");
-      asm volatile(
-          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
-          "[%3];" ::"r"(smem_address(dst)),
-          "l"(src), "r"(bytes), "r"(bar)
-          : "memory");
-    }
-#else
-    for (int e = threadIdx.x; e < values; e += blockDim.x)
-      __pipeline_memcpy_async(dst + e, src + e, sizeof(double));
-#endif
-  }
-  // Closes the copies of one step (cp.async: one group per step, possibly empty, for all rings).
-  __device__ static void commit() {
-#if __CUDA_ARCH__ < 900
-    __pipeline_commit();
-#endif
-  }
-  // This thread's part of every ring's next row has landed (before the barrier that publishes it).
-  __device__ static void landed_before_barrier() {
-#if __CUDA_ARCH__ < 900
-    __pipeline_wait_prior(fb_ring - 2);
-#endif
-  }
-  // Row `step` is visible to this thread (after that barrier).
-  __device__ void landed_after_barrier(int step) const {
-#if __CUDA_ARCH__ >= 900
-    const unsigned bar = smem_address(full + step % fb_ring), parity = (step / fb_ring) & 1;
     asm volatile(
         "{\n .reg .pred done;\n wait_%=:\n"
         " mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-        " @!done bra wait_%=;\n}" ::"r"(bar),
+        " @!done bra wait_%=;\n}" ::"r"(smem_address(bar)),
         "r"(parity)
         : "memory");
 #endif
   }
-  // Before an early exit: no copy may still be writing into the block's shared memory.
-  __device__ void drain(int first, int last) const {
+  // The producer: copies block `step` (`values` doubles, 16-byte aligned, a multiple of 2) once
+  // the step ring earlier has released its slot.
+  __device__ void produce(int step, const double* src, int values) const {
 #if __CUDA_ARCH__ >= 900
-    for (int s = first; s <= last; ++s) landed_after_barrier(s);
-#else
-    __pipeline_wait_prior(0);
+    const int k = slot_of(step);
+    if (step >= size()) wait(empty + k, ((step >> log_ring) + 1) & 1);
+    const unsigned bar = smem_address(full + k), bytes = values * 8u;
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+                 : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, "
+        "[%3];" ::"r"(smem_address(slot(step))),
+        "l"(src), "r"(bytes), "r"(bar)
+        : "memory");
+#endif
+  }
+  // A states' thread: block `step` has landed.
+  __device__ void landed(int step) const {
+    wait(full + slot_of(step), (step >> log_ring) & 1);
+  }
+  // Every states' thread, once it is done with block `step`.
+  __device__ void release(int step) const {
+#if __CUDA_ARCH__ >= 900
+    asm volatile(
+        "mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_address(empty + slot_of(step)))
+        : "memory");
 #endif
   }
 };
 
 // fb_kernel: grid (frames, 2), one block per (frame, direction): blockIdx.y 0 runs alpha forward
-// (4), (11)-(12), 1 runs beta backward (5), looping over i with one barrier per step; thread t
-// handles states t, t + Tc, ... where Tc = T, or T - 32 with prefetching: then the last warp is
-// the producer that issues the copies, off the critical path of the others.
+// (4), (11)-(12), 1 runs beta backward (5), looping over i with one barrier of the states' threads
+// per step; thread t < Tc handles states t, t + Tc, ... where Tc = T, or T - 32 with prefetching:
+// then the last warp is the producer (see gsum_ring), off the critical path of the others.
 // alpha, beta: [f][i = 0..N][m], each row up to a power of two.
 // The scale is lagged so that it costs no extra barrier: step i multiplies its sums by the power
 // of two that brings row i (as stored) into [1, 2), from per-warp maxima of the exponents that
 // step i - 1 left in shared memory; stored rows thus stay within about [2^-1022, 2K]. A row with
-// no probability left is detected one step later, off the critical path.
-// gsum is read as [i][k][m'] (k >= M_n zero). K = 0: from global memory, bounds checked.
-// K = Kg: from shared memory, with no bounds checks over a compile-time K: two rows of M doubles
-// with K zeros on each side, then a ring of fb_ring gsum blocks (K rows of M, K zeros on each
-// side; see gsum_ring): blocks i + 1 .. i + 3 are copied while block i is used. An m' out of
-// range reads a zero in the row (and a finite neighbour in the block): every extra term is zero.
+// no probability left is detected one step later, off the critical path; the steps then go on
+// with zeros (the producer counts on every release) and the frame is marked.
+// Each thread reads its own gsum row of the direction's layout (see gsum_block). K = 0: from
+// global memory, bounds checked. K = Kg (sm_90 only): from shared memory over a compile-time K,
+// K / 2 16-byte loads at fixed offsets: two rows of M doubles with K zeros on each side, then a
+// ring of 2^log_ring gsum blocks of M rows of Kp = K + 2. A source state out of range reads a
+// zero in the row (and a zero in gsum): every extra term is zero.
 template <int K>
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
-                          double* beta, const double* end_prior) {
+                          double* beta, const double* end_prior, int log_ring) {
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ int magnitude[2][32];  // [parity][warp]: largest magnitude_of() of a row
-  __shared__ std::uint64_t ring_full[fb_ring];
+  __shared__ std::uint64_t ring_barriers[2][1 << fb_max_log_ring];
   const int f = blockIdx.x, t = threadIdx.x, T = blockDim.x, warp = t >> 5;
   if (b.status[f] != status_ok) return;
   const bool forward = blockIdx.y == 0;
   constexpr bool prefetch = K > 0;
+  constexpr int Kp = K + 2;              // == g.Kp when prefetching
   const int Tc = prefetch ? T - 32 : T;  // threads with states
-  const bool producer = t == Tc;
   const int pad = prefetch ? K : g.Mn, stride = g.M + 2 * pad;
-  const double* gs = gsum + gsum_block(g, f, 0);
+  // This direction's rows of gsum block 0.
+  const double* gs =
+      gsum + gsum_block(g, f, 0) + (forward ? 0 : static_cast<std::size_t>(g.M) * g.Kp);
+  const std::ptrdiff_t gs_step = forward ? g.gsum_stride : -g.gsum_stride;
+  if (!forward) gs += static_cast<std::size_t>(g.N - 1) * g.gsum_stride;  // block of step 0
   double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
   double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[parity][-pad .. M + pad)
-  const int slot_size = g.gsum_stride + 2 * pad;
-  const gsum_ring ring{rows - pad + 2 * stride + pad, slot_size, ring_full};
+  const gsum_ring ring{reinterpret_cast<double*>(smem) + 2 * stride, g.M * Kp, log_ring,
+                       ring_barriers[0], ring_barriers[1]};
   for (int k = t; k < 2 * stride; k += T) rows[k - pad] = 0.0;
-  if (prefetch) {  // zeros around the part of each slot the copies write (no overlap)
-    for (int k = t; k < fb_ring * slot_size; k += T) {
-      const int at = k % slot_size - pad;
-      if (at < 0 || at >= g.gsum_stride) ring.slots[k - pad] = 0.0;
-    }
-    ring.init(producer);
-  }
+  if (prefetch && t == Tc) ring.init(Tc);
   __syncthreads();
-  // The gsum block used at `step` (alpha: i = step, beta: i = N - 1 - step), into its slot.
-  auto fetch = [&](int step) {
-    if (step < g.N)
-      ring.fetch(step,
-                 gs + static_cast<std::size_t>(forward ? step : g.N - 1 - step) * g.gsum_stride,
-                 g.gsum_stride, producer);
-    gsum_ring::commit();
-  };
+  if (prefetch && t >= Tc) {  // the producer warp
+#if __CUDA_ARCH__ >= 900
+    if (t == Tc)
+      for (int step = 0; step < g.N; ++step, gs += gs_step) ring.produce(step, gs, g.M * Kp);
+#else
+    __trap();  // the host prefetches on sm_90 only
+#endif
+    return;
+  }
+  const int warps = Tc / 32;
   auto publish = [&](int parity, int e) {
     e = warp_max(e);
     if ((t & 31) == 0) magnitude[parity][warp] = e;
   };
-  // The scale of a row from its warps' magnitudes (the same in every thread: uniform exits).
+  // The scale of a row from its warps' magnitudes (the same in every thread).
   auto scale_of = [&](int parity) {
     const int lane = t & 31;
-    return pow2_scale(warp_max(lane < (T + 31) / 32 ? magnitude[parity][lane] : -1));
+    return pow2_scale(warp_max(lane < warps ? magnitude[parity][lane] : -1));
   };
-  auto fail = [&](int why, int first_pending) {
-    if (prefetch) ring.drain(first_pending, min(first_pending + fb_ring - 2, g.N - 1));
+  const int zero_status = forward ? status_zero_forward : status_zero_backward;
+  auto fail = [&](int why) {
     if (t == 0) atomicCAS(&b.status[f], status_ok, why);
   };
-  if (prefetch)
-    for (int s = 0; s < fb_ring - 1; ++s) fetch(s);
 
   // alpha_0: drift 0; beta_N: the known end or the drift pmf prior.
   const long long rho = b.rho[f];
   int e = -1;
-  for (int m = t; t < Tc && m < g.M; m += Tc) {
+  for (int m = t; m < g.M; m += Tc) {
     const long long drift = g.lo + m;
     double v;
     if (forward)
@@ -244,63 +240,53 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
     e = max(e, magnitude_of(v));
   }
   publish(0, e);
-  if (prefetch) gsum_ring::landed_before_barrier();
 
   // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(delta, m'), m' = m - clo - k;
-  // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k. The
-  // offsets of gsum(k, .) in a block, fixed over the steps, are kept (no address chains per step).
-  int off[prefetch ? K : 1];
-  if constexpr (prefetch)
-#pragma unroll
-    for (int k = 0; k < K; ++k) off[k] = k * (forward ? g.M - 1 : g.M);
-  const int zero_status = forward ? status_zero_forward : status_zero_backward;
+  // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k.
   double* out_row = out + static_cast<std::size_t>(forward ? 1 : g.N - 1) * g.M;
   const std::ptrdiff_t out_step = forward ? g.M : -g.M;
-  for (int step = 0; step < g.N; ++step, out_row += out_step) {
-    __syncthreads();  // row `step`, its magnitudes and this thread's ring copies are published
+  bool failed = false;
+  for (int step = 0; step < g.N; ++step, out_row += out_step, gs += gs_step) {
+    sync_states(Tc);  // row `step` and its magnitudes are published; block step - 1 is done
+    if (prefetch) ring.landed(step);
     const double scale = scale_of(step & 1);
-    if (prefetch) {
-      fetch(step + fb_ring - 1);  // into the slot step - 1 used
-      ring.landed_after_barrier(step);
-    }
     const double* prev = rows + (step & 1) * stride;
     double* next = rows + ((step + 1) & 1) * stride;
     e = -1;
-    for (int m = t; t < Tc && m < g.M; m += Tc) {
+    for (int m = t; m < g.M; m += Tc) {
       double v0 = 0, v1 = 0, v2 = 0, v3 = 0;  // four chains: a quarter of the latency of one
       if constexpr (prefetch) {
-        const double* gi = ring.slot(step);
+        const double2* gr = reinterpret_cast<const double2*>(ring.slot(step) + m * Kp);
         if (forward) {
           const double* pr = prev + (m - g.clo);
-          const double* gr = gi + (m - g.clo);  // gsum(k, m') at gr[k (M - 1)]
 #pragma unroll
           for (int k = 0; k < K; k += 4) {
-            v0 += pr[-k] * gr[off[k]];
-            v1 += pr[-k - 1] * gr[off[k + 1]];
-            v2 += pr[-k - 2] * gr[off[k + 2]];
-            v3 += pr[-k - 3] * gr[off[k + 3]];
+            const double2 a = gr[k / 2], c = gr[k / 2 + 1];
+            v0 += pr[-k] * a.x;
+            v1 += pr[-k - 1] * a.y;
+            v2 += pr[-k - 2] * c.x;
+            v3 += pr[-k - 3] * c.y;
           }
         } else {
           const double* pr = prev + (m + g.clo);
-          const double* gr = gi + m;
 #pragma unroll
           for (int k = 0; k < K; k += 4) {
-            v0 += gr[off[k]] * pr[k];
-            v1 += gr[off[k + 1]] * pr[k + 1];
-            v2 += gr[off[k + 2]] * pr[k + 2];
-            v3 += gr[off[k + 3]] * pr[k + 3];
+            const double2 a = gr[k / 2], c = gr[k / 2 + 1];
+            v0 += a.x * pr[k];
+            v1 += a.y * pr[k + 1];
+            v2 += c.x * pr[k + 2];
+            v3 += c.y * pr[k + 3];
           }
         }
       } else {
-        const int i = forward ? step : g.N - 1 - step;
-        const double* gi = gs + static_cast<std::size_t>(i) * g.gsum_stride;
+        const double* gi = gs + static_cast<std::size_t>(m) * g.Kp;
         for (int k = 0; k < g.Mn; ++k) {
           if (forward) {
             const int mp = m - (g.clo + k);
-            if (mp >= 0 && mp < g.M) v0 += prev[mp] * gi[k * g.M + mp];
+            if (mp >= 0 && mp < g.M) v0 += prev[mp] * gi[k];
           } else {
             const int mm = m + g.clo + k;
-            if (mm >= 0 && mm < g.M) v0 += gi[k * g.M + m] * prev[mm];
+            if (mm >= 0 && mm < g.M) v0 += gi[k] * prev[mm];
           }
         }
       }
@@ -308,13 +294,15 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
       next[m] = out_row[m] = v;
       e = max(e, magnitude_of(v));
     }
+    if (prefetch) ring.release(step);
     publish((step + 1) & 1, e);
-    if (scale == 0)  // row `step` had no probability left: this step's row is void
-      return fail(step == 0 && !forward ? status_no_end : zero_status, step + 1);
-    if (prefetch) gsum_ring::landed_before_barrier();
+    if (scale == 0 && !failed) {  // row `step` had no probability left: this step's row is void
+      failed = true;
+      fail(step == 0 && !forward ? status_no_end : zero_status);
+    }
   }
-  __syncthreads();
-  if (scale_of(g.N & 1) == 0) fail(zero_status, g.N);
+  sync_states(Tc);
+  if (!failed && scale_of(g.N & 1) == 0) fail(zero_status);
 }
 
 // app_kernel: grid (N, frames); block Bx * Bz threads: D lane tx = t % Bx (D = tx, tx + Bx, ...),

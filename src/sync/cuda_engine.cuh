@@ -61,7 +61,13 @@ class cuda_engine final : public detail::decoder_engine {
     int first = 0, count = 0, lane = 0;
     cudaEvent_t events[5] = {};  // start, after gamma, after alpha/beta, after L, after copies
     std::size_t staged_at = 0;   // offset of its results in host_outputs_
+    std::size_t results_at = 0;  // offset of its results region in results_
   };
+  struct results_layout {
+    unsigned char* base;  // decisions
+    std::size_t app_at, lambda_at, bytes;
+  };
+  results_layout results_of(const part& p) const;
   // A part's results: where each goes in the caller's output, where it is on the device.
   struct piece {
     void* to;
@@ -89,11 +95,13 @@ class cuda_engine final : public detail::decoder_engine {
   int sm_count_ = 0;
   std::size_t shared_optin_ = 0;
   int max_block_threads_ = 0;
+  bool bulk_copies_ = false;  // sm_90: TMA bulk copies and mbarrier waits
   launch_shape gamma_shape_, fb_shape_, app_shape_;
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
   int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
+  int fb_log_ring_ = 0;        // log2 of the gsum blocks fb_kernel<K > 0> keeps in flight
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
   int loaded_ = 0;             // frames of the chunk being decoded (fixes the inputs' layout)
 
@@ -102,8 +110,8 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<unsigned char> inputs_;  // frame_inputs of a chunk
   cuda::device_buffer<double> priors_;
   cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
-  cuda::device_buffer<double> gsum_, alpha_, beta_, lambda_, app_;
-  cuda::device_buffer<std::uint32_t> decisions_;
+  cuda::device_buffer<double> gsum_, alpha_, beta_;
+  cuda::device_buffer<unsigned char> results_;  // decisions, APPs, drift posteriors (results_of)
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr;
   std::vector<part> parts_;

@@ -61,10 +61,10 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], unsigned e, float ins
 }
 
 // gamma_warp_kernel<W>: grid (warp blocks over m', N, frames), one warp per (frame, i, m').
-// Writes gsum[f][i][k][m'] (k = delta - m_n^-, 0 where invalid) and, when `gamma` is non-null,
-// R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x) bytes.
-// At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks per SM,
-// which caps registers at 128 (ptxas needs fewer without spills); wider rows would spill under it.
+// Writes gsum(k, m') (k = delta - m_n^-, 0 where invalid; see gsum_block) and, when `gamma` is
+// non-null, R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x) bytes. At most 256
+// threads (the planner's largest block); rows up to 16 also ask for two blocks per SM, which caps
+// registers at 128 (ptxas needs fewer without spills); wider rows would spill under it.
 template <int W>
 __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   }
 #pragma unroll
   for (int o = S / 2; o >= 1; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-  if (lane < S * W && lane % S == 0) gsum[gsum_block(g, f, i) + (lane / S) * g.M + mp] = acc;
+  if (lane < S * W && lane % S == 0) store_gsum(g, gsum + gsum_block(g, f, i), lane / S, mp, acc);
 }
 
 }  // namespace gpufec::sync::cuda_detail

@@ -28,8 +28,9 @@ struct device_geometry {
   int lo, hi;    // frame drift limits [m_tau^-, m_tau^+]
   int clo, chi;  // codeword drift limits [m_n^-, m_n^+]
   int M, Mn;
-  int Kg;           // gsum rows per (frame, i): Mn rounded up to a multiple of 4 (k >= Mn zero)
-  int gsum_stride;  // doubles per (frame, i) block of gsum [k][m']: Kg * M
+  int Kg;           // drift changes alpha/beta sum over: Mn rounded up to a multiple of 4
+  int Kp;           // doubles per gsum row: Kg + 2 (entries k >= Mn zero), see gsum_block()
+  int gsum_stride;  // doubles per (frame, i) block of gsum: 2 * M * Kp
   int corridor;     // 1: corridor-constrained lattice, 0: full lattice
   int end_known;    // 1: beta_N at rho - tau; 0: drift pmf prior
   double ins, del, match, mismatch;
@@ -87,9 +88,22 @@ __device__ __forceinline__ double prior_of(const device_frames& b, const device_
   return b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : g.uniform_prior;
 }
 
-// Offset of gsum block (frame, i), laid out [k][m'] with Kg rows of M (rows k >= Mn zero).
+// Offset of gsum block (frame, i). A block holds gsum(k, m') twice, each laid out for the
+// thread of alpha or beta that reads it, as a row of Kp doubles per state: first forward rows
+// [m][k] = gsum(k, m - m_n^- - k) (alpha's destination state m), then backward rows
+// [m'][k] = gsum(k, m') (beta's state m'). A thread then reads its K values with 16-byte loads
+// at fixed offsets, and Kp = 2 mod 4 doubles keeps eight threads' 16-byte loads on distinct banks.
+// Entries no gamma kernel writes (k >= Mn, sources outside the states) stay zero.
 __host__ __device__ __forceinline__ std::size_t gsum_block(const device_geometry& g, int f, int i) {
   return (static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride;
+}
+
+// Stores gsum(k, m') of one (frame, i) block in both layouts.
+__device__ __forceinline__ void store_gsum(const device_geometry& g, double* block, int k, int mp,
+                                           double value) {
+  block[static_cast<std::size_t>(g.M + mp) * g.Kp + k] = value;
+  const int m = mp + g.clo + k;  // the state index moves by the drift change m_n^- + k
+  if (m >= 0 && m < g.M) block[static_cast<std::size_t>(m) * g.Kp + k] = value;
 }
 
 // The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.
