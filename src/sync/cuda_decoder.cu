@@ -138,6 +138,7 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaEventCreate(&start_));
   GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
+  GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming));
   parts_.resize(max_parts);
   for (auto& p : parts_)
     for (auto& e : p.events) GPUFEC_CUDA_CHECK(cudaEventCreate(&e));
@@ -203,7 +204,8 @@ cuda_engine::~cuda_engine() {
   for (auto& p : parts_)
     for (auto& e : p.events)
       if (e) cudaEventDestroy(e);
-  for (cudaEvent_t e : {start_, inputs_ready_})
+  graph_.reset();
+  for (cudaEvent_t e : {start_, inputs_ready_, joined_})
     if (e) cudaEventDestroy(e);
   for (cudaStream_t st : {stream_, stream2_})
     if (st) cudaStreamDestroy(st);
@@ -231,6 +233,7 @@ void cuda_engine::allocate(std::size_t frames) {
   // Each part's decisions, APPs and drift posteriors, laid out as results_layout() says.
   results_.resize(frames * (N * 4 + N * q * 8 + (N + 1) * M * 8) + max_parts * 3 * 16);
   inputs_.resize(inputs_at(nullptr, static_cast<int>(frames)).bytes);
+  graph_.reset();  // it holds the old buffers
   chunk_ = frames;
 }
 
@@ -416,7 +419,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* gsum = gsum_.get() + gsum_block(g_, static_cast<int>(first), 0);
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
-  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[0], st));
+  if (!capturing_) record(p.events[0], st);
   if (gamma_width_) {
     const int per_block = gamma_shape_.threads / 32;
     const dim3 grid(static_cast<unsigned>((g_.M + per_block - 1) / per_block),
@@ -436,13 +439,13 @@ void cuda_engine::launch(const part& p, bool has_priors) {
           reinterpret_cast<float*>(gamma), gsum);
   }
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[1], st));
+  if (!capturing_) record(p.events[1], st);
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   fb_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
                                                                           end_prior, fb_log_ring_);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[2], st));
+  if (!capturing_) record(p.events[2], st);
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   const results_layout r = results_of(p);
   auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
@@ -460,7 +463,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
       lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
-  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[3], st));
+  if (!capturing_) record(p.events[3], st);
 }
 
 // Where a part's decisions, APPs and drift posteriors lie on the device: one region per part,
@@ -508,7 +511,7 @@ void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t fi
       cudaMemcpyAsync(to, pieces[0].from, pieces[0].bytes, cudaMemcpyDeviceToHost, st));
   GPUFEC_CUDA_CHECK(cudaMemcpyAsync(to + align16(pieces[0].bytes), pieces[1].from, results,
                                     cudaMemcpyDeviceToHost, st));
-  GPUFEC_CUDA_CHECK(cudaEventRecord(p.events[4], st));
+  record(p.events[4], st);
 }
 
 // Waits for a part's results and moves them to the caller (while the GPU runs later parts).
@@ -531,31 +534,39 @@ void cuda_engine::finish_copies(const part& p, decode_output& out, std::size_t f
   }
 }
 
+void cuda_engine::record(cudaEvent_t event, cudaStream_t stream) {
+  // While capturing, an external event node: the graph records the timing event when it runs.
+  GPUFEC_CUDA_CHECK(cudaEventRecordWithFlags(
+      event, stream, capturing_ ? cudaEventRecordExternal : cudaEventRecordDefault));
+}
+
 void cuda_engine::record_start() {
-  GPUFEC_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  record(start_, stream_);
 }
 
 void cuda_engine::run_loaded(int count, const double* host_priors, decode_output& out,
                              std::size_t first, bool full_output) {
-  const std::size_t N = g_.N, q = g_.q;
-  if (host_priors) {
-    priors_.resize(chunk_ * N * q);
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(priors_.get(), host_priors, count * N * q * 8,
-                                      cudaMemcpyHostToDevice, stream_));
-  } else {
-    priors_.release();
-  }
+  const bool staged = plan_parts(count, host_priors != nullptr, out, first, full_output);
+  phases_recorded_ = true;
+  enqueue(count, host_priors, out, first, full_output, staged);
+  collect(count, out, first, full_output, staged);
+}
+
+// Parts of decreasing size (weights P, P - 1, ..., 1), the smallest at least min_part_frames:
+// every part is queued at once, and the host moves part k's results while the GPU runs later
+// parts, so what is left after the GPU finishes is the last (smallest) part's copies. Returns
+// whether the results go through the page-locked staging buffer (reserved here, before any
+// launch: it may reallocate).
+bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std::size_t first,
+                             bool full_output) {
   lambda_wanted_ = full_output && !out.drift_posterior.empty();
   loaded_ = count;
-  // Parts of decreasing size (weights P, P - 1, ..., 1), the smallest at least min_part_frames:
-  // every part is queued at once, and the host moves part k's results while the GPU runs later
-  // parts, so what is left after the GPU finishes is the last (smallest) part's copies.
-  int parts = 1;
-  while (parts < max_parts && count / ((parts + 1) * (parts + 2) / 2) >= min_part_frames) ++parts;
-  if (parts > 1) {  // the inputs were staged on stream_; the second stream waits for them
-    GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
-    GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
-  }
+  if (!has_priors) priors_.release();  // here, not while a graph is being captured
+  parts_count_ = 1;
+  while (parts_count_ < max_parts &&
+         count / ((parts_count_ + 1) * (parts_count_ + 2) / 2) >= min_part_frames)
+    ++parts_count_;
+  const int parts = parts_count_;
   const long long weights = parts * (parts + 1) / 2;
   for (int k = 0, w = 0; k < parts; w += parts - k, ++k) {
     parts_[k].first = static_cast<int>(static_cast<long long>(count) * w / weights);
@@ -573,11 +584,33 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
       staging += align16(c.bytes);
   }
   const bool staged = staging <= pinned_output_limit;
-  if (staged) host_outputs_.reserve(staging);  // before any launch: it may reallocate
-  for (int k = 0; k < parts; ++k) {
+  if (staged) host_outputs_.reserve(staging);
+  return staged;
+}
+
+// Everything after the inputs, on the streams: the priors, then every part's kernels and copies.
+void cuda_engine::enqueue(int count, const double* host_priors, decode_output& out,
+                          std::size_t first, bool full_output, bool staged) {
+  const std::size_t N = g_.N, q = g_.q;
+  if (host_priors) {
+    priors_.resize(chunk_ * N * q);
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(priors_.get(), host_priors, count * N * q * 8,
+                                      cudaMemcpyHostToDevice, stream_));
+  }
+  if (parts_count_ > 1) {  // the inputs were staged on stream_; the second stream waits for them
+    GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
+    GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
+  }
+  for (int k = 0; k < parts_count_; ++k) {
     launch(parts_[k], host_priors != nullptr);
     queue_copies(parts_[k], out, first, full_output, staged);
   }
+}
+
+// Waits for every part, moves the results to the caller, and adds the timings and messages.
+void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool full_output,
+                          bool staged) {
+  const int parts = parts_count_;
   for (int k = 0; k < parts; ++k) finish_copies(parts_[k], out, first, full_output, staged);
   auto seconds = [](cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
@@ -585,13 +618,16 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
     return ms * 1e-3;
   };
   // Phase times are sums over the parts (which may overlap); total is the wall time on the GPU.
-  timings_.transfer += seconds(start_, parts_[0].events[0]);
-  for (int k = 0; k < parts; ++k) {
-    const part& p = parts_[k];
-    timings_.gamma += seconds(p.events[0], p.events[1]);
-    timings_.forward_backward += seconds(p.events[1], p.events[2]);
-    timings_.app += seconds(p.events[2], p.events[3]);
-    timings_.transfer += seconds(p.events[3], p.events[4]);
+  if (phases_recorded_) {
+    timings_.phases = true;
+    timings_.transfer += seconds(start_, parts_[0].events[0]);
+    for (int k = 0; k < parts; ++k) {
+      const part& p = parts_[k];
+      timings_.gamma += seconds(p.events[0], p.events[1]);
+      timings_.forward_backward += seconds(p.events[1], p.events[2]);
+      timings_.app += seconds(p.events[2], p.events[3]);
+      timings_.transfer += seconds(p.events[3], p.events[4]);
+    }
   }
   double last = 0;  // the parts' two streams may finish in either order
   for (int k = 0; k < parts; ++k) last = std::max(last, seconds(start_, parts_[k].events[4]));
@@ -610,6 +646,40 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
     if (out.messages[first + f].empty())
       out.messages[first + f] = s == status_skip ? "not decodable (received length)" : reasons[s];
   }
+}
+
+// The GPU work of a chunk from decode() (input copy, kernels, result copies) as one CUDA graph:
+// one launch instead of ~15 calls, so the GPU no longer waits for the host between the copy and
+// the first kernel (~8 us of a single frame's ~110). Captured once per shape of the chunk and
+// replayed while the frames, outputs and staging buffers stay the same.
+void cuda_engine::run_graph(int count, std::size_t input_bytes, decode_output& out,
+                            std::size_t first) {
+  const graph_key key{count, lambda_wanted_, input_bytes, host_inputs_.get(), host_outputs_.get()};
+  if (!graph_ || !(key == graph_key_)) {
+    graph_.reset();
+    cudaGraph_t graph = nullptr;
+    GPUFEC_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    capturing_ = true;
+    try {
+      record_start();
+      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), input_bytes,
+                                        cudaMemcpyHostToDevice, stream_));
+      enqueue(count, nullptr, out, first, true, true);
+      if (parts_count_ > 1) {  // the second stream joins back before the capture ends
+        GPUFEC_CUDA_CHECK(cudaEventRecord(joined_, stream2_));
+        GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream_, joined_, 0));
+      }
+    } catch (...) {
+      capturing_ = false;
+      if (cudaStreamEndCapture(stream_, &graph) == cudaSuccess && graph) cudaGraphDestroy(graph);
+      throw;
+    }
+    capturing_ = false;
+    GPUFEC_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    graph_.reset(graph);
+    graph_key_ = key;
+  }
+  graph_.launch(stream_);
 }
 
 void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors,
@@ -634,10 +704,19 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
       std::memset(y + kept, 0, capacity_ - kept);
     }
     in.offsets[count] = static_cast<long long>(count * capacity_);
-    record_start();
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), in.bytes,
-                                      cudaMemcpyHostToDevice, stream_));
-    run_loaded(count, priors ? priors + first * per_prior : nullptr, out, first, true);
+    const double* chunk_priors = priors ? priors + first * per_prior : nullptr;
+    const bool staged = plan_parts(count, chunk_priors != nullptr, out, first, true);
+    // No graph with priors: they come from the caller's (pageable) memory.
+    phases_recorded_ = phase_timings_ || !staged || chunk_priors;
+    if (!phases_recorded_) {
+      run_graph(count, in.bytes, out, first);
+    } else {
+      record_start();
+      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), in.bytes,
+                                        cudaMemcpyHostToDevice, stream_));
+      enqueue(count, chunk_priors, out, first, true, staged);
+    }
+    collect(count, out, first, true, staged);
   }
 }
 

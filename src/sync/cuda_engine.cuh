@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "common/cuda_graph.cuh"
 #include "common/device_buffer.cuh"
 #include "common/pinned_buffer.cuh"
 #include "sync/cuda_kernels.cuh"
@@ -29,6 +30,7 @@ class cuda_engine final : public detail::decoder_engine {
   void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out) override;
   std::vector<std::string> kernel_shapes() const override;
   std::size_t allocated_bytes() const override;
+  void set_phase_timings(bool on) override { phase_timings_ = on; }
 
   // The inputs of `count` frames, laid out in one block (so that one copy moves them): frame f's
   // symbols at y + f * capacity() (its true length in rho[f]), offsets[f] = f * capacity(), and
@@ -81,6 +83,13 @@ class cuda_engine final : public detail::decoder_engine {
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
   cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
+  void record(cudaEvent_t event, cudaStream_t stream);
+  bool plan_parts(int count, bool has_priors, decode_output& out, std::size_t first,
+                  bool full_output);
+  void enqueue(int count, const double* host_priors, decode_output& out, std::size_t first,
+               bool full_output, bool staged);
+  void collect(int count, decode_output& out, std::size_t first, bool full_output, bool staged);
+  void run_graph(int count, std::size_t input_bytes, decode_output& out, std::size_t first);
   void launch(const part& p, bool has_priors);
   void queue_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
                     bool staged);
@@ -113,8 +122,23 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<double> gsum_, alpha_, beta_;
   cuda::device_buffer<unsigned char> results_;  // decisions, APPs, drift posteriors (results_of)
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
-  cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr;
+  cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr, joined_ = nullptr;
   std::vector<part> parts_;
+  int parts_count_ = 1;           // parts of the chunk being decoded
+  bool capturing_ = false;        // stream capture of run_graph() in progress
+  bool phase_timings_ = false;    // events between the kernels (no graph)
+  bool phases_recorded_ = false;  // the chunk being decoded has them
+  // What a captured chunk depends on: while it stays the same, decode() replays graph_.
+  struct graph_key {
+    int count;
+    bool lambda_wanted;
+    std::size_t input_bytes;
+    const void* inputs;
+    const void* outputs;
+    bool operator==(const graph_key&) const = default;
+  };
+  graph_key graph_key_{};
+  cuda::graph_exec graph_;
   cuda::pinned_buffer host_inputs_;   // staging of decode()'s inputs
   cuda::pinned_buffer host_outputs_;  // a chunk's results on their way to the caller
   std::vector<int> host_status_;

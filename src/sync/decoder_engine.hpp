@@ -35,6 +35,7 @@ class decoder_engine {
                       decode_output& out) = 0;
   virtual std::vector<std::string> kernel_shapes() const { return {}; }
   virtual std::size_t allocated_bytes() const = 0;
+  virtual void set_phase_timings(bool) {}
   const decode_timings& timings() const { return timings_; }
   void set_timings(const decode_timings& t) { timings_ = t; }
 

@@ -132,6 +132,10 @@ const decode_timings& decoder_plan::last_timings() const {
   return engine_->timings();
 }
 
+void decoder_plan::set_phase_timings(bool on) {
+  engine_->set_phase_timings(on);
+}
+
 decoder_plan::~decoder_plan() = default;
 decoder_plan::decoder_plan(decoder_plan&&) noexcept = default;
 decoder_plan& decoder_plan::operator=(decoder_plan&&) noexcept = default;

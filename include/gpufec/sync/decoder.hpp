@@ -86,10 +86,12 @@ struct decode_output {
 };
 
 // Where the time of the last decode call went (seconds). `total` is the call's wall time on every
-// backend; CUDA also splits its GPU time by phase with events: gamma, alpha+beta, L (and lambda),
-// host<->device copies (sums over a chunk's pipelined parts, which may overlap).
+// backend; with phase timings on (decoder_plan::set_phase_timings), CUDA also splits its GPU time
+// by phase with events: gamma, alpha+beta, L (and lambda), host<->device copies (sums over a
+// chunk's pipelined parts, which may overlap), and sets `phases`.
 struct decode_timings {
   double total = 0, gamma = 0, forward_backward = 0, app = 0, transfer = 0;
+  bool phases = false;
 };
 
 namespace detail {
@@ -128,6 +130,9 @@ class decoder_plan {
   decode_output decode(std::span<const std::uint8_t> received, const double* priors = nullptr);
 
   const decode_timings& last_timings() const;
+  // CUDA: record the time of each phase (events between the kernels). Off by default: a chunk
+  // then runs as one captured CUDA graph, which saves ~10 us of launch gaps per chunk.
+  void set_phase_timings(bool on);
 
   // The backend behind the plan, for gpufec's own pipelines (the CUDA simulator feeds it
   // device-resident frames); not part of the stable API.
