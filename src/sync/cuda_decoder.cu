@@ -198,6 +198,9 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
     }
   }
   choose_shapes();
+  // The zeroing of gsum and the table copies above ran on the legacy stream, which the decode
+  // streams (non-blocking) do not wait for; a pageable copy may even return before its DMA ends.
+  GPUFEC_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 cuda_engine::~cuda_engine() {
