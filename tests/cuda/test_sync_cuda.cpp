@@ -172,6 +172,45 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   EXPECT_TRUE(std::equal(d.app.begin(), d.app.end(), a.app.begin() + 17 * per));
 }
 
+// decode() replays a captured CUDA graph while the chunk keeps its shape, and captures again when
+// the frame count changes; with phase timings it runs the streams instead. Every way gives the
+// same digits, and only the stream path reports the phase split.
+TEST(SyncCuda, GraphReplayAndRecaptureMatchTheStreamPath) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0.01, 0.01, 0.001};
+  const tvb_code code = tvb_code::random(32, 10, 60, 5);
+  const auto first = testing::make_frames(code, ch, 21, 40);
+  const auto second = testing::make_frames(code, ch, 22, 40);
+  decoder_plan plan(code, ch, {}, backend::cuda, 40);
+  batch<std::uint8_t> seven;  // another frame count: the graph is captured again
+  for (std::size_t f = 0; f < 7; ++f) seven.push_back(second.received.frame(f));
+  auto run = [&](const batch<std::uint8_t>& in, bool phases) {
+    plan.set_phase_timings(phases);
+    decode_output out;
+    plan.decode(in.view(), out);
+    EXPECT_EQ(plan.last_timings().phases, phases);
+    if (phases) {
+      EXPECT_GT(plan.last_timings().gamma, 0.0);
+    }
+    return out;
+  };
+  const std::vector<const batch<std::uint8_t>*> inputs{&first.received, &second.received, &seven,
+                                                       &first.received};
+  for (const auto* in : inputs) {
+    const decode_output graph = run(*in, false), replay = run(*in, false);
+    const decode_output streams = run(*in, true);
+    EXPECT_EQ(graph.app, replay.app);
+    EXPECT_EQ(graph.app, streams.app);
+    EXPECT_EQ(graph.drift_posterior, streams.drift_posterior);
+    EXPECT_EQ(graph.decisions, streams.decisions);
+    EXPECT_EQ(graph.decoded, streams.decoded);
+  }
+  decoder_plan cpu(code, ch, {}, backend::cpu, 40);
+  decode_output reference;
+  cpu.decode(second.received.view(), reference);
+  expect_same(run(second.received, false), reference, "graph replay of the second batch");
+}
+
 // A noiseless channel makes a received frame with a flipped symbol impossible: alpha and beta
 // run out of probability mid-frame (the prefetching kernel exits with copies in flight) and the
 // frame is reported on both backends while its neighbours decode exactly.
