@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <utility>
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/sync/simulation.hpp"
@@ -105,28 +106,26 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
       decoder_plan gpu(code, ch, o, backend::cuda, b);
       decode_output out;
       gpu.decode(in.view(), out);  // warm-up
-      std::vector<double> totals;
-      for (int r = 0; r < cfg.repeats; ++r) {
-        gpu.decode(in.view(), out);
-        totals.push_back(gpu.last_timings().total);
-      }
-      const double med = median(totals);
-      // The split comes from separate runs with events between the kernels (slower: no graph),
-      // the one nearest their median.
-      gpu.set_phase_timings(true);
-      std::vector<decode_timings> splits;
-      for (int r = 0; r < cfg.repeats; ++r) {
-        gpu.decode(in.view(), out);
-        splits.push_back(gpu.last_timings());
-      }
+      // The repeats' median total, and the timings of the repeat nearest to it.
+      auto repeats = [&](bool phases) {
+        gpu.set_phase_timings(phases);
+        std::vector<decode_timings> runs;
+        std::vector<double> totals;
+        for (int r = 0; r < cfg.repeats; ++r) {
+          gpu.decode(in.view(), out);
+          runs.push_back(gpu.last_timings());
+          totals.push_back(runs.back().total);
+        }
+        const double med = median(totals);
+        return std::pair{
+            med, *std::min_element(runs.begin(), runs.end(), [&](const auto& x, const auto& y) {
+              return std::abs(x.total - med) < std::abs(y.total - med);
+            })};
+      };
+      const double med = repeats(false).first;
+      // The split comes from separate runs with events between the kernels (slower: no graph).
+      const decode_timings split = repeats(true).second;
       gpu.set_phase_timings(false);
-      std::vector<double> split_totals;
-      for (const auto& s : splits) split_totals.push_back(s.total);
-      const double split_med = median(split_totals);
-      const auto& split =
-          *std::min_element(splits.begin(), splits.end(), [&](const auto& x, const auto& y) {
-            return std::abs(x.total - split_med) < std::abs(y.total - split_med);
-          });
       bench_row g;
       g.point = pt;
       g.backend = "cuda";

@@ -422,7 +422,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* gsum = gsum_.get() + gsum_block(g_, static_cast<int>(first), 0);
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
-  if (!capturing_) record(p.events[0], st);
+  if (phases_recorded_) record(p.events[0], st);
   if (gamma_width_) {
     const int per_block = gamma_shape_.threads / 32;
     const dim3 grid(static_cast<unsigned>((g_.M + per_block - 1) / per_block),
@@ -442,13 +442,13 @@ void cuda_engine::launch(const part& p, bool has_priors) {
           reinterpret_cast<float*>(gamma), gsum);
   }
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
-  if (!capturing_) record(p.events[1], st);
+  if (phases_recorded_) record(p.events[1], st);
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   fb_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
                                                                           end_prior, fb_log_ring_);
   GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
-  if (!capturing_) record(p.events[2], st);
+  if (phases_recorded_) record(p.events[2], st);
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   const results_layout r = results_of(p);
   auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
@@ -466,7 +466,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
       lambda);
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
-  if (!capturing_) record(p.events[3], st);
+  if (phases_recorded_) record(p.events[3], st);
 }
 
 // Where a part's decisions, APPs and drift posteriors lie on the device: one region per part,
@@ -610,6 +610,17 @@ void cuda_engine::enqueue(int count, const double* host_priors, decode_output& o
   }
 }
 
+// decode()'s chunk from the page-locked input staging: the start event, one input copy, then
+// enqueue().
+void cuda_engine::enqueue_staged(int count, const double* host_priors, decode_output& out,
+                                 std::size_t first, bool staged) {
+  record_start();
+  GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(),
+                                    inputs_at(nullptr, count).bytes, cudaMemcpyHostToDevice,
+                                    stream_));
+  enqueue(count, host_priors, out, first, true, staged);
+}
+
 // Waits for every part, moves the results to the caller, and adds the timings and messages.
 void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool full_output,
                           bool staged) {
@@ -655,19 +666,15 @@ void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool
 // one launch instead of ~15 calls, so the GPU no longer waits for the host between the copy and
 // the first kernel (~8 us of a single frame's ~110). Captured once per shape of the chunk and
 // replayed while the frames, outputs and staging buffers stay the same.
-void cuda_engine::run_graph(int count, std::size_t input_bytes, decode_output& out,
-                            std::size_t first) {
-  const graph_key key{count, lambda_wanted_, input_bytes, host_inputs_.get(), host_outputs_.get()};
+void cuda_engine::run_graph(int count, decode_output& out, std::size_t first) {
+  const graph_key key{count, lambda_wanted_, host_inputs_.get(), host_outputs_.get()};
   if (!graph_ || !(key == graph_key_)) {
     graph_.reset();
     cudaGraph_t graph = nullptr;
     GPUFEC_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
     capturing_ = true;
     try {
-      record_start();
-      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), input_bytes,
-                                        cudaMemcpyHostToDevice, stream_));
-      enqueue(count, nullptr, out, first, true, true);
+      enqueue_staged(count, nullptr, out, first, true);
       if (parts_count_ > 1) {  // the second stream joins back before the capture ends
         GPUFEC_CUDA_CHECK(cudaEventRecord(joined_, stream2_));
         GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream_, joined_, 0));
@@ -711,14 +718,10 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
     const bool staged = plan_parts(count, chunk_priors != nullptr, out, first, true);
     // No graph with priors: they come from the caller's (pageable) memory.
     phases_recorded_ = phase_timings_ || !staged || chunk_priors;
-    if (!phases_recorded_) {
-      run_graph(count, in.bytes, out, first);
-    } else {
-      record_start();
-      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(inputs_.get(), host_inputs_.get(), in.bytes,
-                                        cudaMemcpyHostToDevice, stream_));
-      enqueue(count, chunk_priors, out, first, true, staged);
-    }
+    if (phases_recorded_)
+      enqueue_staged(count, chunk_priors, out, first, staged);
+    else
+      run_graph(count, out, first);
     collect(count, out, first, true, staged);
   }
 }

@@ -89,7 +89,9 @@ class cuda_engine final : public detail::decoder_engine {
   void enqueue(int count, const double* host_priors, decode_output& out, std::size_t first,
                bool full_output, bool staged);
   void collect(int count, decode_output& out, std::size_t first, bool full_output, bool staged);
-  void run_graph(int count, std::size_t input_bytes, decode_output& out, std::size_t first);
+  void enqueue_staged(int count, const double* host_priors, decode_output& out, std::size_t first,
+                      bool staged);
+  void run_graph(int count, decode_output& out, std::size_t first);
   void launch(const part& p, bool has_priors);
   void queue_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
                     bool staged);
@@ -126,13 +128,12 @@ class cuda_engine final : public detail::decoder_engine {
   std::vector<part> parts_;
   int parts_count_ = 1;           // parts of the chunk being decoded
   bool capturing_ = false;        // stream capture of run_graph() in progress
-  bool phase_timings_ = false;    // events between the kernels (no graph)
-  bool phases_recorded_ = false;  // the chunk being decoded has them
+  bool phase_timings_ = false;    // asked for: events between the kernels (then no graph)
+  bool phases_recorded_ = false;  // the chunk being decoded records them
   // What a captured chunk depends on: while it stays the same, decode() replays graph_.
   struct graph_key {
     int count;
     bool lambda_wanted;
-    std::size_t input_bytes;
     const void* inputs;
     const void* outputs;
     bool operator==(const graph_key&) const = default;
