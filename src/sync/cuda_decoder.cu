@@ -70,8 +70,8 @@ fb_fn fb_for(int K) {
 }
 
 using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, int, int, int,
-                        const void*, const double*, const double*, double*, std::uint32_t*,
-                        double*);
+                        const void*, const double*, const double*, double*, std::uint32_t*, double*,
+                        int*, unsigned*);
 
 // The L kernel for the lattice's real type, the storage (stored R or lattices run again) and the
 // symbols per thread (4: float R read with 16-byte loads).
@@ -229,6 +229,8 @@ void cuda_engine::allocate(std::size_t frames) {
   gamma_.release();
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
+  app_blocks_done_.resize(1);
+  GPUFEC_CUDA_CHECK(cudaMemset(app_blocks_done_.get(), 0, sizeof(unsigned)));
   // The entries of gsum no gamma kernel writes stay zero, as alpha/beta expect (gsum_block).
   GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
   alpha_.resize(frames * (N + 1) * M);
@@ -464,7 +466,8 @@ void cuda_engine::launch(const part& p, bool has_priors) {
     }
   app_for(f64_lattice_, global_, app_symbols_per_lane())<<<app_grid, a->threads, a->shared, st>>>(
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
-      lambda);
+      lambda, direct_ ? reinterpret_cast<int*>(host_outputs_.device() + p.staged_at) : nullptr,
+      app_blocks_done_.get());
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
   if (phases_recorded_) record(p.events[3], st);
 }
@@ -475,7 +478,9 @@ void cuda_engine::launch(const part& p, bool has_priors) {
 cuda_engine::results_layout cuda_engine::results_of(const part& p) const {
   const std::size_t N = g_.N, q = g_.q, M = g_.M, n = p.count;
   results_layout r;
-  r.base = results_.get() + p.results_at;
+  // Written straight into the staging after the status, or into the device's results region.
+  r.base = direct_ ? host_outputs_.device() + p.staged_at + align16(n * sizeof(int))
+                   : results_.get() + p.results_at;
   r.app_at = align16(n * N * 4);
   r.lambda_at = r.app_at + align16(n * N * q * 8);
   r.bytes = r.lambda_at + align16(n * (N + 1) * M * 8);
@@ -504,6 +509,10 @@ void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t fi
                                bool full_output, bool staged) {
   if (!staged) return;
   const cudaStream_t st = stream_of(p);
+  if (direct_) {  // L wrote the results and the status into the staging itself
+    record(p.events[4], st);
+    return;
+  }
   // Two copies: the status (from the inputs), then the results region up to the last piece
   // wanted (the staging layout after the status is the region's).
   const auto pieces = pieces_of(p, out, first, full_output);
@@ -588,6 +597,9 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
   }
   const bool staged = staging <= pinned_output_limit;
   if (staged) host_outputs_.reserve(staging);
+  // One part: L writes its results into the staging, sparing the GPU the result copies (with
+  // several parts, each part's copies overlap later parts' kernels instead).
+  direct_ = staged && parts == 1;
   return staged;
 }
 

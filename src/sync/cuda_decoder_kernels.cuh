@@ -305,6 +305,34 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   if (!failed && scale_of(g.N & 1) == 0) fail(zero_status);
 }
 
+// When L writes its results straight into the host's staging (status_out non-null), the last of
+// its blocks to finish (a ticket taken after each block's writes) copies every frame's final status
+// there too, so that the host needs no copy at all: alpha/beta finished before L started, and L's
+// own failures are visible to the last block through the ticket's fences.
+struct status_hand_off {
+  const device_frames& b;
+  int* out;
+  unsigned* blocks_done;
+  __device__ ~status_hand_off() {
+    if (!out) return;
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const unsigned blocks = gridDim.x * gridDim.y;
+      last = atomicAdd(blocks_done, 1u) == blocks - 1;
+      if (last) {
+        __threadfence();
+        *blocks_done = 0;  // ready for the next launch
+      }
+    }
+    __syncthreads();
+    if (last)
+      for (int f = threadIdx.x; f < b.frames; f += blockDim.x)
+        out[f] = *static_cast<volatile const int*>(b.status + f);
+  }
+};
+
 // app_kernel: grid (N, frames); block Bx * Bz threads: D lane tx = t % Bx (D = tx, tx + Bx, ...),
 // thread row tz = t / Bx. The states are split into G groups (m' = z, z + G, ...; G fixed by the
 // geometry, Bz <= G), thread row tz sums groups tz, tz + Bz, ..., and the groups are added in
@@ -314,17 +342,19 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
 // storage); else the lattices are run again (local storage), which costs registers the stored
 // variant does not need. VW: symbols per thread and load (4: stored float R with q % 4 == 0, one
 // 16-byte load per (m', delta); else 1). Writes app[f][i][D] (normalized), decisions[f][i],
-// lambda[f][i][m] (and lambda[f][N] from the last block).
+// lambda[f][i][m] (and lambda[f][N] from the last block), and the status hand-off above.
 template <class real, bool stored, int VW>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                            int Bx, int Bz, int G, const void* gamma, const double* alpha,
                            const double* beta, double* app, std::uint32_t* decisions,
-                           double* lambda) {
+                           double* lambda, int* status_out, unsigned* blocks_done) {
   static_assert(VW == 1 || (VW == 4 && stored && sizeof(real) == 4), "16-byte loads of float R");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double scratch[32];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, tz = t / Bx;
   const int i = blockIdx.x, f = blockIdx.y;
+  // Every path out of the block is uniform, so the hand-off below may synchronize the block.
+  const status_hand_off hand_off{b, status_out, blocks_done};
   if (b.status[f] != status_ok) return;
   double* acc = reinterpret_cast<double*>(smem);
   double* sa = acc + G * g.q;  // alpha_i

@@ -114,6 +114,7 @@ class cuda_engine final : public detail::decoder_engine {
   int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
   int fb_log_ring_ = 0;        // log2 of the gsum blocks fb_kernel<K > 0> keeps in flight
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
+  bool direct_ = false;        // the chunk's L writes its results into host_outputs_ (plan_parts)
   int loaded_ = 0;             // frames of the chunk being decoded (fixes the inputs' layout)
 
   cuda::device_buffer<std::uint32_t> codewords_;
@@ -122,7 +123,8 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<double> priors_;
   cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
   cuda::device_buffer<double> gsum_, alpha_, beta_;
-  cuda::device_buffer<unsigned char> results_;  // decisions, APPs, drift posteriors (results_of)
+  cuda::device_buffer<unsigned> app_blocks_done_;  // ticket of L's status hand-off
+  cuda::device_buffer<unsigned char> results_;     // decisions, APPs, drift posteriors (results_of)
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr, joined_ = nullptr;
   std::vector<part> parts_;

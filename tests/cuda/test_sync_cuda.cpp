@@ -172,6 +172,43 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   EXPECT_TRUE(std::equal(d.app.begin(), d.app.end(), a.app.begin() + 17 * per));
 }
 
+// A chunk of one part has L write its results and the frames' statuses straight into the host's
+// page-locked staging; a chunk of several parts copies them. Both give the same digits, and both
+// report an impossible frame.
+TEST(SyncCuda, DirectResultsEqualCopiedResults) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{0, 0, 0};  // noiseless: a complemented symbol makes a frame impossible
+  const tvb_code code = tvb_code::random(32, 10, 50, 9);
+  auto data = testing::make_frames(code, ch, 31, 120);
+  batch<std::uint8_t> all, few;
+  for (std::size_t f = 0; f < 120; ++f) {
+    const auto frame = data.received.frame(f);
+    std::vector<std::uint8_t> y(frame.begin(), frame.end());
+    if (f == 5)
+      for (std::size_t t = 200; t < 210; ++t) y[t] ^= 1;
+    all.push_back(y);
+    if (f < 20) few.push_back(y);
+  }
+  decoder_plan plan(code, ch, {}, backend::cuda, 120);
+  decode_output copied, direct;
+  plan.decode(all.view(), copied);  // 120 frames: two parts, results copied
+  plan.decode(few.view(), direct);  // 20 frames: one part, results written by L
+  const std::size_t per = std::size_t{50} * 32;
+  EXPECT_TRUE(std::equal(direct.app.begin(), direct.app.end(), copied.app.begin()));
+  EXPECT_TRUE(
+      std::equal(direct.decisions.begin(), direct.decisions.end(), copied.decisions.begin()));
+  EXPECT_TRUE(std::equal(direct.drift_posterior.begin(), direct.drift_posterior.end(),
+                         copied.drift_posterior.begin()));
+  for (std::size_t f = 0; f < 20; ++f) {
+    EXPECT_EQ(direct.decoded[f], copied.decoded[f]) << f;
+    EXPECT_EQ(direct.messages[f], copied.messages[f]) << f;
+  }
+  EXPECT_FALSE(direct.decoded[5]);
+  EXPECT_NE(direct.messages[5].find("zero probability"), std::string::npos) << direct.messages[5];
+  EXPECT_EQ(direct.app[5 * per], 0.0);
+  EXPECT_TRUE(direct.decoded[4]);
+}
+
 // decode() replays a captured CUDA graph while the chunk keeps its shape, and captures again when
 // the frame count changes; with phase timings it runs the streams instead. Every way gives the
 // same digits, and only the stream path reports the phase split.
