@@ -502,14 +502,15 @@ std::array<cuda_engine::piece, 4> cuda_engine::pieces_of(const part& p, decode_o
 }
 
 // Queues a part's result copies behind its kernels: into its own place in the page-locked staging
-// buffer (so no part waits for the host), or, when the chunk's results do not fit
-// pinned_output_limit, nothing here: finish_copies() then copies straight into the caller's
-// vectors (pageable memory, a copy the host waits for).
+// buffer (so no part waits for the host); none for a one-part chunk, whose L wrote that place
+// itself (direct_); or, when the chunk's results do not fit pinned_output_limit, nothing here:
+// finish_copies() then copies straight into the caller's vectors (pageable memory, a copy the
+// host waits for).
 void cuda_engine::queue_copies(const part& p, decode_output& out, std::size_t first,
                                bool full_output, bool staged) {
   if (!staged) return;
   const cudaStream_t st = stream_of(p);
-  if (direct_) {  // L wrote the results and the status into the staging itself
+  if (direct_) {
     record(p.events[4], st);
     return;
   }
