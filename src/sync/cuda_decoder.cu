@@ -9,6 +9,7 @@
 
 #include "sync/cuda_decoder_kernels.cuh"
 #include "sync/cuda_engine.cuh"
+#include "sync/cuda_fb_kernels.cuh"
 #include "sync/cuda_gamma_warp.cuh"
 
 namespace gpufec::sync {
@@ -54,19 +55,19 @@ gamma_warp_fn gamma_warp_for(int W) {
   return W >= 2 && W <= gamma_warp_max_width ? table[W - 2] : nullptr;
 }
 
-using fb_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
-                       const double*, int);
+using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
+                            const double*, int);
 
 template <int... J>
-std::array<fb_fn, sizeof...(J) + 1> fb_table(std::integer_sequence<int, J...>) {
-  return {fb_kernel<0>, fb_kernel<4 * (J + 1)>...};
+std::array<fb_ring_fn, sizeof...(J)> fb_ring_table(std::integer_sequence<int, J...>) {
+  return {fb_ring_kernel<4 * (J + 1)>...};
 }
 
-// alpha/beta with a compile-time bound K >= M_n on the drift changes, K in {4, 8, ..., 32}
-// (0: bounds-checked, gsum read from global memory).
-fb_fn fb_for(int K) {
-  static const auto table = fb_table(std::make_integer_sequence<int, 8>{});
-  return K >= 0 && K <= 32 && K % 4 == 0 ? table[K / 4] : nullptr;
+// alpha/beta with a thread per state and a compile-time bound K >= M_n on the drift changes,
+// K in {4, 8, ..., 32}.
+fb_ring_fn fb_ring_for(int K) {
+  static const auto table = fb_ring_table(std::make_integer_sequence<int, 8>{});
+  return K >= 4 && K <= 32 && K % 4 == 0 ? table[K / 4 - 1] : nullptr;
 }
 
 using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, int, int, int,
@@ -333,36 +334,43 @@ void cuda_engine::choose_shapes() {
   const app_fn app = app_for(f64_lattice_, global_, app_symbols_per_lane());
   app_shape_ =
       pick(app, d_lanes(g_.q / app_symbols_per_lane(), target_threads), max_groups, app_shared);
-  // alpha/beta: one block per (frame, direction), a thread per state up to the block limit; the
-  // gsum blocks are prefetched into shared memory (bulk copies: sm_90) when a ring of at least two
-  // fits in half of a block's shared memory (two blocks per SM), the longest ring up to
-  // 2^fb_max_log_ring.
-  const std::size_t M = g_.M, K = g_.Kg;
-  auto prefetch_bytes = [&](int log_ring) {
-    return 8 * (2 * (M + 2 * K) + (std::size_t{1} << log_ring) * M * g_.Kp);
+  // alpha/beta: one block per (frame, direction). First choice: a thread per state and the two
+  // warps of the gsum ring, whose bulk copies (sm_90) keep up to 2^fb_max_log_ring blocks in
+  // flight (at least two) within half of a block's shared memory (two blocks per SM). Else the
+  // states looped over by up to a block of threads, gsum read from global memory.
+  const std::size_t M = g_.M, K = g_.Kg, Tc = round_up(g_.M, 32);
+  auto prefetch_bytes = [&](int log_ring) {  // see fb_ring_kernel
+    return 256 + 8 * (2 * (Tc + 2 * K) + (std::size_t{1} << log_ring) * Tc * g_.Kp);
   };
-  const std::size_t rows_bytes = 8 * 2 * (M + 2 * static_cast<std::size_t>(g_.Mn));
   fb_log_ring_ = fb_max_log_ring;
   while (fb_log_ring_ > 1 && prefetch_bytes(fb_log_ring_) > shared_optin_ / 2) --fb_log_ring_;
-  fb_width_ = bulk_copies_ && K <= 32 && prefetch_bytes(fb_log_ring_) <= shared_optin_ / 2
-                  ? static_cast<int>(K)
-                  : 0;
-  require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
-                         " drift states need more shared memory than the device's ", shared_optin_,
-                         " bytes per block");
-  const fb_fn fb = fb_for(fb_width_);
+  fb_width_ = 0;
   fb_shape_ = {};
-  fb_shape_.shared = fb_width_ ? prefetch_bytes(fb_log_ring_) : rows_bytes;
-  allow_shared(fb, fb_shape_.shared);
-  const int producer = fb_width_ ? 32 : 0;  // the warp that issues the prefetches
-  for (int threads = std::min(round_up(g_.M, 32), max_block_threads_ - producer); threads >= 32;
-       threads = round_up(threads / 2, 32)) {
-    const int blocks = occupancy(fb, threads + producer, fb_shape_.shared);
-    if (blocks > 0) {
-      fb_shape_ = {threads + producer, 1, threads, fb_shape_.shared, blocks};
-      break;
+  const int ring_threads = static_cast<int>(Tc) + 64;  // + the watcher and copier warps
+  if (const fb_ring_fn ring = fb_ring_for(g_.Kg);
+      ring && bulk_copies_ && ring_threads <= max_block_threads_ &&
+      prefetch_bytes(fb_log_ring_) <= shared_optin_ / 2) {
+    const std::size_t shared = prefetch_bytes(fb_log_ring_);
+    allow_shared(ring, shared);
+    if (const int blocks = occupancy(ring, ring_threads, shared); blocks > 0) {
+      fb_width_ = g_.Kg;
+      fb_shape_ = {ring_threads, 1, ring_threads - 64, shared, blocks};
     }
-    if (threads == 32) break;
+  }
+  if (!fb_width_) {
+    const std::size_t rows_bytes = 8 * 2 * (M + 2 * static_cast<std::size_t>(g_.Mn));
+    require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
+                           " drift states need more shared memory than the device's ",
+                           shared_optin_, " bytes per block");
+    allow_shared(fb_kernel, rows_bytes);
+    for (int threads = std::min(round_up(g_.M, 32), max_block_threads_); threads >= 32;
+         threads = round_up(threads / 2, 32)) {
+      if (const int blocks = occupancy(fb_kernel, threads, rows_bytes); blocks > 0) {
+        fb_shape_ = {threads, 1, threads, rows_bytes, blocks};
+        break;
+      }
+      if (threads == 32) break;
+    }
   }
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
   // Wider L shapes for small batches, widest first: a part takes the widest whose one wave holds
@@ -389,24 +397,24 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
     return os.str();
   };
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-  return {gamma_width_
-              ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
-                     cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
-              : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-          line(fb_width_ ? cat("alpha/beta (gsum rows prefetched, K = ", fb_width_, ", ",
-                               1 << fb_log_ring_, " in flight)")
-                               .c_str()
-                         : "alpha/beta",
-               fb_shape_, "frames x 2 (persistent over i)"),
-          line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
-                   app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
-                   .c_str(),
-               app_shape_, cat(g_.N, " x frames")),
-          app_wide_shapes_.empty()
-              ? std::string("L, small batches: the same shape")
-              : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
-          cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
-              max_batch_)};
+  return {
+      gamma_width_ ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
+                          cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
+                   : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
+      line(fb_width_ ? cat("alpha/beta (thread per state, gsum blocks prefetched, K = ", fb_width_,
+                           ", ", 1 << fb_log_ring_, " in flight)")
+                           .c_str()
+                     : "alpha/beta",
+           fb_shape_, "frames x 2 (persistent over i)"),
+      line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
+               app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
+               .c_str(),
+           app_shape_, cat(g_.N, " x frames")),
+      app_wide_shapes_.empty()
+          ? std::string("L, small batches: the same shape")
+          : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
+      cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
+          max_batch_)};
 }
 
 void cuda_engine::launch(const part& p, bool has_priors) {
@@ -447,9 +455,13 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   if (phases_recorded_) record(p.events[1], st);
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
-  fb_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
-                                                                          end_prior, fb_log_ring_);
-  GPUFEC_CUDA_CHECK_LAUNCH("fb_kernel");
+  if (fb_width_)
+    fb_ring_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(
+        g_, b, gsum, alpha, beta, end_prior, fb_log_ring_);
+  else
+    fb_kernel<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta,
+                                                                    end_prior);
+  GPUFEC_CUDA_CHECK_LAUNCH("alpha/beta kernel");
   if (phases_recorded_) record(p.events[2], st);
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   const results_layout r = results_of(p);
@@ -663,9 +675,9 @@ void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool
       "",
       "",
       "the received sequence has zero probability under the channel model (forward pass)",
+      "no frame end within the drift limits",
       "the received sequence has zero probability under the channel model (backward pass)",
-      "the received sequence has zero probability under the channel model (APP)",
-      "no frame end within the drift limits"};
+      "the received sequence has zero probability under the channel model (APP)"};
   for (int f = 0; f < count; ++f) {
     const int s = host_status_[f];
     if (s == status_ok) continue;

@@ -111,8 +111,8 @@ class cuda_engine final : public detail::decoder_engine {
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
-  int fb_width_ = 0;           // K of fb_kernel (gsum rows prefetched), 0: the bounds-checked one
-  int fb_log_ring_ = 0;        // log2 of the gsum blocks fb_kernel<K > 0> keeps in flight
+  int fb_width_ = 0;           // K of fb_ring_kernel, 0: fb_kernel
+  int fb_log_ring_ = 0;        // log2 of the gsum blocks fb_ring_kernel keeps in flight
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
   bool direct_ = false;        // the chunk's L writes its results into host_outputs_ (plan_parts)
   int loaded_ = 0;             // frames of the chunk being decoded (fixes the inputs' layout)

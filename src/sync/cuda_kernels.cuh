@@ -5,9 +5,10 @@
 //                     warp per (frame, i, m') with the row in registers, or gamma_kernel, one
 //                     thread per (frame, i, m', D) with the row in shared memory. Stores R (global
 //                     storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
-//   fb_kernel         alpha (4),(11)-(12) and beta (5) as persistent blocks, one per (frame,
-//                     direction), a thread per state, one barrier per index i; the gsum blocks
-//                     are prefetched into shared memory (TMA on sm_90).
+//   alpha/beta        (4),(11)-(12) and (5) as persistent blocks, one per (frame, direction),
+//                     one barrier per index i (cuda_fb_kernels.cuh): fb_ring_kernel, a thread per
+//                     state with the gsum blocks prefetched into shared memory (TMA, sm_90) by
+//                     warps of their own, or fb_kernel, the general one.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (local storage), plus the drift posterior lambda_i.
 //
@@ -54,14 +55,16 @@ struct device_frames {
   int frames;
 };
 
-// Status codes a kernel may leave (host turns them into messages).
+// Status codes a kernel may leave (host turns them into messages). The failures of alpha/beta are
+// ordered as the CPU reference meets them (forward pass, then the frame end, then the backward
+// pass), and the lowest code wins whichever block of the frame reports first (see fail_frame).
 enum : int {
   status_ok = 0,
   status_skip = 1,           // undecodable before decoding (length check on the host)
   status_zero_forward = 2,   // alpha normalization found no probability
-  status_zero_backward = 3,  // beta normalization found no probability
-  status_zero_app = 4,       // L normalization found no probability
-  status_no_end = 5,         // no frame end within the limits
+  status_no_end = 3,         // no frame end within the limits
+  status_zero_backward = 4,  // beta normalization found no probability
+  status_zero_app = 5,       // L normalization found no probability
 };
 
 __device__ __forceinline__ float mul_rn(float a, float b) {
