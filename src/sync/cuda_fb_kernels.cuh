@@ -96,10 +96,14 @@ __device__ __forceinline__ void sync_named(int threads) {
   asm volatile("barrier.sync 1, %0;" ::"r"(threads) : "memory");
 }
 
-// The status of a frame whose row had no probability left (thread 0 reports): the lower code
-// wins, so that alpha's and beta's blocks leave the message the CPU reference gives.
-__device__ __forceinline__ void fail_frame(const device_frames& b, int f, int why) {
-  if (threadIdx.x != 0) return;
+// After the last step (thread 0 reports): a row with no probability left makes every later row
+// zero (or NaN), so the last row's scale (`last`) tells whether the direction failed, and for
+// beta the first row's (`first`) whether there was no frame end within the limits. The lower
+// status code wins, so that alpha's and beta's blocks leave the message the CPU reference gives.
+__device__ __forceinline__ void report_failure(const device_frames& b, int f, bool forward,
+                                               double first, double last) {
+  if (threadIdx.x != 0 || last != 0) return;
+  const int why = forward ? status_zero_forward : first == 0 ? status_no_end : status_zero_backward;
   int seen = status_ok;
   while (seen == status_ok || seen > why) {
     const int was = atomicCAS(&b.status[f], seen, why);
@@ -112,8 +116,7 @@ __device__ __forceinline__ void fail_frame(const device_frames& b, int f, int wh
 // (4), (11)-(12), 1 runs beta backward (5). Thread t handles states t, t + T, ...; each reads its
 // gsum rows of the direction's layout (see gsum_block) from global memory, bounds checked.
 // alpha, beta: [f][i = 0..N][m]. Shared: two rows of M doubles with M_n zeros on each side.
-// A row with no probability left is detected one step later (its scale is 0), off the critical
-// path; the steps then go on with zeros and the frame is marked.
+// A row with no probability left is reported after the steps (see report_failure).
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
                           double* beta, const double* end_prior) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -132,7 +135,6 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   scales.init();
   for (int k = t; k < 2 * stride; k += T) rows[k - pad] = 0.0;
   __syncthreads();
-  const int zero_status = forward ? status_zero_forward : status_zero_backward;
   const long long rho = b.rho[f];
   unsigned key = 0;
   for (int m = t; m < g.M; m += T) {
@@ -147,10 +149,11 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k.
   double* out_row = out + static_cast<std::size_t>(forward ? 1 : g.N - 1) * g.M;
   const std::ptrdiff_t out_step = forward ? g.M : -g.M;
-  bool failed = false;
+  double first_scale = 0;
   for (int step = 0; step < g.N; ++step, out_row += out_step, gs += gs_step) {
     __syncthreads();  // row `step` and its keys are published
     const double scale = scales.of(step & 1);
+    if (step == 0) first_scale = scale;
     const double* prev = rows + (step & 1) * stride;
     double* next = rows + ((step + 1) & 1) * stride;
     key = 0;
@@ -171,13 +174,9 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
       key = max(key, row_scale::key_of(v));
     }
     scales.publish((step + 1) & 1, key);
-    if (scale == 0 && !failed) {  // row `step` had no probability left: this step's row is void
-      failed = true;
-      fail_frame(b, f, step == 0 && !forward ? status_no_end : zero_status);
-    }
   }
   __syncthreads();
-  if (!failed && scales.of(g.N & 1) == 0) fail_frame(b, f, zero_status);
+  report_failure(b, f, forward, first_scale, scales.of(g.N & 1));
 }
 
 constexpr int fb_max_log_ring = 3;  // fb_ring_kernel keeps up to 2^3 gsum blocks in flight
@@ -299,8 +298,7 @@ __device__ __forceinline__ double band_sum(bool forward, const double* prev, int
 // step in registers (taken from the ring during the step before); and the block of step + 1 has
 // landed. A step's critical path thus holds the barrier, the previous row's loads and the sums,
 // never an mbarrier wait nor a copy.
-// A row with no probability left makes every later row zero (or NaN), so the last row's scale
-// tells whether the frame failed, and the first row's whether beta had no end in the limits.
+// A row with no probability left is reported after the steps (see report_failure).
 // Shared: keys (256 bytes), two rows of Tc doubles with K zeros on each side, then the ring:
 // 2^log_ring slots of Tc rows of Kp = K + 2 doubles, the first M rows of a slot a block of this
 // direction's rows of gsum_block.
@@ -392,11 +390,7 @@ __global__ void fb_ring_kernel(device_geometry g, device_frames b, const double*
   }
   if (step < g.N) advance(std::integral_constant<int, 0>{});
   sync_named(Tc + 32);  // the barrier after the steps
-  if (scales.of(g.N & 1) == 0)
-    fail_frame(b, f,
-               !forward && first_scale == 0 ? status_no_end
-               : forward                    ? status_zero_forward
-                                            : status_zero_backward);
+  report_failure(b, f, forward, first_scale, scales.of(g.N & 1));
 }
 
 }  // namespace gpufec::sync::cuda_detail
