@@ -42,17 +42,20 @@ int d_lanes(int q, int max_threads) {
 }
 
 using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, float*,
-                               double*);
+                               double*, int);
 
-template <int... W>
+template <bool NoSub, int... W>
 std::array<gamma_warp_fn, sizeof...(W)> gamma_warp_table(std::integer_sequence<int, W...>) {
-  return {gamma_warp_kernel<W + 2>...};
+  return {gamma_warp_kernel<W + 2, NoSub>...};
 }
 
-// The register-row gamma kernel for a row of W = M_n entries, 2 <= W <= 32.
-gamma_warp_fn gamma_warp_for(int W) {
-  static const auto table = gamma_warp_table(std::make_integer_sequence<int, 31>{});
-  return W >= 2 && W <= gamma_warp_max_width ? table[W - 2] : nullptr;
+// The register-row gamma kernel for a row of W = M_n entries, 2 <= W <= 32, and a channel with
+// (nosub false) or without substitutions.
+gamma_warp_fn gamma_warp_for(int W, bool nosub) {
+  static const auto with_sub = gamma_warp_table<false>(std::make_integer_sequence<int, 31>{});
+  static const auto no_sub = gamma_warp_table<true>(std::make_integer_sequence<int, 31>{});
+  if (W < 2 || W > gamma_warp_max_width) return nullptr;
+  return nosub ? no_sub[W - 2] : with_sub[W - 2];
 }
 
 using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
@@ -294,14 +297,14 @@ void cuda_engine::choose_shapes() {
   };
   // The register-row gamma kernel covers the common case: corridor lattice in float, a warp of
   // D lanes, a row of at most 32 entries and at most 32 codeword symbols (the received symbols a
-  // lattice reads then fit one 64-bit mask).
+  // lattice reads then fit one 64-bit mask). A channel without substitutions has its variant.
   gamma_width_ = 0;
   if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.Mn >= 2 &&
       g_.Mn <= gamma_warp_max_width && g_.N <= 65535)  // i is grid.y
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
-    const gamma_warp_fn kernel = gamma_warp_for(gamma_width_);
-    for (int threads = 64; threads <= target_threads; threads *= 2) {
+    const gamma_warp_fn kernel = gamma_warp_for(gamma_width_, gamma_nosub());
+    for (int threads = 32; threads <= target_threads; threads *= 2) {
       const std::size_t shared = gamma_warp_shared(gamma_width_, threads);
       if (shared > shared_optin_) continue;
       allow_shared(kernel, shared);
@@ -397,24 +400,41 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
     return os.str();
   };
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-  return {
-      gamma_width_ ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
-                          cat("one warp per (frame, i, m'): ", g_.N * g_.M, " warps x frames"))
-                   : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-      line(fb_width_ ? cat("alpha/beta (thread per state, gsum blocks prefetched, K = ", fb_width_,
-                           ", ", 1 << fb_log_ring_, " in flight)")
-                           .c_str()
-                     : "alpha/beta",
-           fb_shape_, "frames x 2 (persistent over i)"),
-      line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
-               app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
-               .c_str(),
-           app_shape_, cat(g_.N, " x frames")),
-      app_wide_shapes_.empty()
-          ? std::string("L, small batches: the same shape")
-          : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
-      cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
-          max_batch_)};
+  return {gamma_width_
+              ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
+                     cat("a warp per up to ", gamma_warp_max_tasks,
+                         " states m' of one (frame, i), fewer for small batches: ", g_.N * g_.M,
+                         " states x frames", gamma_nosub() ? ", no substitutions" : ""))
+              : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
+          line(fb_width_ ? cat("alpha/beta (thread per state, gsum blocks prefetched, K = ",
+                               fb_width_, ", ", 1 << fb_log_ring_, " in flight)")
+                               .c_str()
+                         : "alpha/beta",
+               fb_shape_, "frames x 2 (persistent over i)"),
+          line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
+                   app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
+                   .c_str(),
+               app_shape_, cat(g_.N, " x frames")),
+          app_wide_shapes_.empty()
+              ? std::string("L, small batches: the same shape")
+              : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
+          cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
+              max_batch_)};
+}
+
+int cuda_engine::gamma_states_per_warp(int frames) const {
+  // As many states per warp as leave ~4 waves of warps on the device (what a warp does once per
+  // (frame, i) is then shared by more lattices, and the last wave stays short), at most
+  // gamma_warp_max_tasks, spread evenly over the warps of one (frame, i).
+  const long long lattices = static_cast<long long>(frames) * g_.N * g_.M;
+  const long long resident =
+      static_cast<long long>(sm_count_) * gamma_shape_.blocks_per_sm * (gamma_shape_.threads / 32);
+  const int want = static_cast<int>(
+      std::clamp<long long>(lattices / (4 * std::max(resident, 1LL)), 1, gamma_warp_max_tasks));
+  // Whole blocks of busy warps: a warp with nothing to do would hold its block's slot.
+  const int per_block = gamma_shape_.threads / 32;
+  const int warps = round_up((g_.M + want - 1) / want, per_block);
+  return (g_.M + warps - 1) / warps;
 }
 
 void cuda_engine::launch(const part& p, bool has_priors) {
@@ -434,11 +454,13 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* beta = beta_.get() + first * (N + 1) * M;
   if (phases_recorded_) record(p.events[0], st);
   if (gamma_width_) {
-    const int per_block = gamma_shape_.threads / 32;
-    const dim3 grid(static_cast<unsigned>((g_.M + per_block - 1) / per_block),
+    const int per_block = gamma_shape_.threads / 32, per_warp = gamma_states_per_warp(p.count);
+    const int warps = (g_.M + per_warp - 1) / per_warp;  // per (frame, i)
+    const dim3 grid(static_cast<unsigned>((warps + per_block - 1) / per_block),
                     static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
-    gamma_warp_for(gamma_width_)<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
-        g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum);
+    gamma_warp_for(gamma_width_,
+                   gamma_nosub())<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+        g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum, per_warp);
   } else {
     const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
     const dim3 grid(static_cast<unsigned>(g_.N * tiles), static_cast<unsigned>(p.count));

@@ -79,6 +79,9 @@ class cuda_engine final : public detail::decoder_engine {
   std::array<piece, 4> pieces_of(const part& p, decode_output& out, std::size_t first,
                                  bool full_output);
   void choose_shapes();
+  // gamma_warp_kernel: the variant without substitutions, and the states per warp of a part.
+  bool gamma_nosub() const { return g_.mismatch_f == 0.0f; }
+  int gamma_states_per_warp(int frames) const;
   int app_symbols_per_lane() const;
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;

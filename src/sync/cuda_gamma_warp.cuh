@@ -37,113 +37,182 @@ __host__ __device__ constexpr std::size_t gamma_warp_shared(int W, int threads) 
 
 // One lattice row in registers: entry k (drift m_n^- + k) from left = this row's entry k - 1,
 // up = the previous row's k + 1 and diag = the previous row's k; bit k of `e` says whether the
-// received symbol of the diagonal edge equals the codeword bit. The terms that are exactly zero
-// are left out without changing a digit: `left` of entry 0 (the zero column), `up` of entry W - 1
+// received symbol of the diagonal edge equals the codeword bit. `prev` is F itself, or row 0 in
+// the kernel's parameters for the first row (the products then take their operand from the
+// constant bank: no register copies of row 0 per lattice). The terms that are exactly zero are
+// left out without changing a digit: `left` of entry 0 (the zero column), `up` of entry W - 1
 // (outside the corridor) and every `left` of the last row (no insertion after the last symbol,
 // (10)); x + 0 == x for the non-negative values here, and ins * 0 == 0 for finite ins.
-template <int W, bool Ins>
-__device__ __forceinline__ void lattice_row(float (&F)[W], unsigned e, float ins, float del,
-                                            float match, float mismatch) {
+// NoSub (a channel without substitutions, mismatch == 0): Q * diag is match * diag or exactly 0,
+// so the diagonal term is added under the bit as a predicate instead of being selected: one
+// instruction less per node, the same digits.
+template <int W, bool Ins, bool NoSub, class Prev>
+__device__ __forceinline__ void lattice_row(float (&F)[W], const Prev& prev, unsigned e, float ins,
+                                            float del, float match, float mismatch) {
   float left = 0.0f;
 #pragma unroll
   for (int k = 0; k < W; ++k) {
-    const float qd = mul_rn((e >> k) & 1u ? match : mismatch, F[k]);
-    float v = qd;
-    if (k + 1 < W) {
-      const float du = mul_rn(del, F[k + 1 < W ? k + 1 : k]);
-      v = Ins && k > 0 ? add_rn(add_rn(mul_rn(ins, left), du), qd) : add_rn(du, qd);
-    } else if (Ins && k > 0) {
-      v = add_rn(mul_rn(ins, left), qd);
+    const bool hit = (e >> k) & 1u;
+    float v;
+    if constexpr (NoSub) {
+      const float qd = mul_rn(match, prev[k]);
+      if (k + 1 < W) {
+        const float du = mul_rn(del, prev[k + 1 < W ? k + 1 : k]);
+        v = Ins && k > 0 ? add_rn(mul_rn(ins, left), du) : du;
+      } else {
+        v = Ins && k > 0 ? mul_rn(ins, left) : 0.0f;
+      }
+      // A predicated add (selp of a sum would cost the select back).
+      asm("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\t@p add.rn.f32 %0, %0, %2;\n\t}"
+          : "+f"(v)
+          : "r"(e & (1u << k)), "f"(qd));
+    } else {
+      const float qd = mul_rn(hit ? match : mismatch, prev[k]);
+      v = qd;
+      if (k + 1 < W) {
+        const float du = mul_rn(del, prev[k + 1 < W ? k + 1 : k]);
+        v = Ins && k > 0 ? add_rn(add_rn(mul_rn(ins, left), du), qd) : add_rn(du, qd);
+      } else if (Ins && k > 0) {
+        v = add_rn(mul_rn(ins, left), qd);
+      }
     }
     F[k] = v;
     left = v;
   }
 }
 
-// gamma_warp_kernel<W>: grid (warp blocks over m', N, frames), one warp per (frame, i, m').
-// Writes gsum(k, m') (k = delta - m_n^-, 0 where invalid; see gsum_block) and, when `gamma` is
-// non-null, R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x) bytes. At most 256
-// threads (the planner's largest block); rows up to 16 also ask for two blocks per SM, which caps
-// registers at 128 (ptxas needs fewer without spills); wider rows would spill under it.
-template <int W>
+// The largest number of consecutive m' one warp takes (the received window below holds 96 bits:
+// 31 more than the 64 a lattice reads).
+constexpr int gamma_warp_max_tasks = 32;
+
+// gamma_warp_kernel<W, NoSub>: grid (warp blocks over m', N, frames); warp w of the (frame, i)
+// takes the `per_warp` states m' from w * per_warp, one after the other: what depends only on
+// (frame, i), or on D, is done once per warp. Writes gsum(k, m') (k = delta - m_n^-, 0 where
+// invalid; see gsum_block) and, when `gamma` is non-null, R at gamma[f][i][m'][k][D]. Shared:
+// gamma_warp_shared(W, blockDim.x) bytes. At most 256 threads (the planner's largest block); rows
+// up to 16 also ask for two blocks per SM, which caps registers at 128 (ptxas needs fewer without
+// spills); wider rows would spill under it.
+template <int W, bool NoSub>
 __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
-                      float* gamma, double* gsum) {
+                      float* gamma, double* gsum, int per_warp) {
   extern __shared__ double gamma_red[];
   constexpr int S = gamma_red_lanes(W), T = 32 / S;
   const int lane = threadIdx.x & 31;
-  const int mp = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), i = blockIdx.y,
+  const int mp0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per_warp, i = blockIdx.y,
             f = blockIdx.z;
-  if (mp >= g.M) return;  // whole warp
+  if (mp0 >= g.M) return;  // whole warp
   if (b.status[f] != status_ok) return;
+  const int tasks = min(per_warp, g.M - mp0);
   double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
 
-  const device_segment seg = segment_of(g, i, mp, b.rho[f]);
-  const bool valid = seg.d0 <= seg.d1;
-  // The segment as a 64-bit mask built by the warp with two ballots: bit t = y[start + m_n^- + t]
-  // (0 outside [0, mu)), so row r's diagonal symbols are bits r - 1 ... r - 2 + W. n + W <= 64
-  // (n <= 32, W <= 32) keeps every bit a row reads inside the mask.
-  unsigned ylo = 0, yhi = 0;
-  if (valid) {
-    const std::uint8_t* y = b.y + b.offsets[f] + seg.start;
-    const int p0 = g.clo + lane, p1 = p0 + 32;
-    ylo = __ballot_sync(0xffffffffu, p0 >= 0 && p0 < seg.mu && y[p0] != 0);
-    yhi = __ballot_sync(0xffffffffu, p1 >= 0 && p1 < seg.mu && y[p1] != 0);
+  // The received symbols of the warp's lattices as a 96-bit window built with three ballots:
+  // bit u = y[first + u], first = n i + m_tau^- + m_n^- + mp0, 0 outside the frame's staged
+  // symbols. State mp0 + t reads bits t ... t + 63 (n + W <= 64). Bits at positions the CPU's
+  // segment leaves out (before its start, at or past its end mu) only meet nodes that are zero
+  // or that feed no R read out (every edge goes to a column >= its source's), so they may hold
+  // any symbol.
+  const std::uint8_t* y = b.y + b.offsets[f];
+  const long long staged = b.offsets[f + 1] - b.offsets[f];
+  const long long first = static_cast<long long>(g.n) * i + g.lo + g.clo + mp0;
+  unsigned window[3];
+#pragma unroll
+  for (int w = 0; w < 3; ++w) {
+    const long long p = first + 32 * w + lane;
+    window[w] = __ballot_sync(0xffffffffu, p >= 0 && p < staged && y[p] != 0);
   }
+  // The segment of state m' starts at n i + m_tau^- + m' and reaches the frame end rest = rho -
+  // start symbols later; it exists for start in [0, rho], with drift changes [d0, d1] as
+  // segment_of(). In 32 bits: the tasks with a start in the frame, rest clamped (d1 <= m_n^+).
+  const long long start0 = static_cast<long long>(g.n) * i + g.lo + mp0;
+  const long long rest0 = b.rho[f] - start0;
+  const int t_begin = static_cast<int>(min(max(-start0, 0LL), static_cast<long long>(tasks)));
+  const int t_end = static_cast<int>(min(max(rest0 + 1, 0LL), static_cast<long long>(tasks)));
+  const int rest0c = static_cast<int>(min(max(rest0, -(1LL << 30)), 1LL << 30));
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
+  const bool uniform = b.priors == nullptr;
+  const std::uint32_t* x_row = codewords + static_cast<std::size_t>(i) * g.q;
+  // D = lane's codeword and prior, kept for every state when q is one warp's D.
+  const std::uint32_t x_lane = x_row[lane];
+  const double prior_lane = uniform ? 1.0 : prior_of(b, g, f, i, lane);
+  // R of state mp0 + t at gamma + out_at + t W q (k-major, then D): a running offset.
+  std::size_t out_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * W * g.q;
+  const int task_stride = W * g.q;
+  double* gsum_fi = gsum + gsum_block(g, f, i);
 
-  const std::size_t task_ofs = (static_cast<std::size_t>(f) * g.N + i) * g.M + mp;
-  double acc = 0;  // this lane's share of sum_D Pr{D} R (lanes below S W)
-  for (int D0 = 0; D0 < g.q; D0 += 32) {
-    const int D = D0 + lane;
-    const bool lane_on = D < g.q;
-    const double prior = lane_on ? prior_of(b, g, f, i, D) : 0.0;
-    float F[W] = {};
-    if (valid) {
-      const std::uint32_t x = codewords[static_cast<std::size_t>(i) * g.q + (lane_on ? D : 0)];
-#pragma unroll
-      for (int k = 0; k < W; ++k) F[k] = g.row0[k];
-      // Row r's match bits: the mask window, inverted where the codeword bit is 0.
-      auto match_bits = [&](int r) {
-        return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);
-      };
-      for (int r = 1; r < g.n; ++r)
-        lattice_row<W, true>(F, match_bits(r), ins, del, match, mismatch);
-      lattice_row<W, false>(F, match_bits(g.n), ins, del, match, mismatch);
-    }
-    // R for the valid drift changes, zero elsewhere (only segments at an edge have such entries).
-    if (!valid || seg.d0 > g.clo || seg.d1 < g.clo + W - 1) {
-#pragma unroll
-      for (int k = 0; k < W; ++k) {
-        const int delta = g.clo + k;
-        if (!(valid && delta >= seg.d0 && delta <= seg.d1)) F[k] = 0.0f;
+  for (int t = 0; t < tasks; ++t, out_at += task_stride) {
+    const int mp = mp0 + t;
+    const int d0 = max(g.clo, -mp);
+    const int d1 = min(min(g.chi, g.hi - g.lo - mp), rest0c - t - g.n);
+    const bool valid = t >= t_begin && t < t_end && d0 <= d1;
+    const unsigned ylo = __funnelshift_r(window[0], window[1], t),
+                   yhi = __funnelshift_r(window[1], window[2], t);
+    double acc = 0;  // this lane's share of sum_D Pr{D} R (lanes below S W)
+    for (int D0 = 0; D0 < g.q; D0 += 32) {
+      const int D = D0 + lane;
+      const bool lane_on = D < g.q;
+      // A lane past q (a last chunk of D when 32 does not divide q) runs no lattice, zero R.
+      const bool live = valid && lane_on;
+      const std::uint32_t x = D0 == 0 ? x_lane : x_row[lane_on ? D : 0];
+      const double prior = !lane_on             ? 0.0
+                           : D0 == 0 || uniform ? prior_lane
+                                                : prior_of(b, g, f, i, D);
+      float F[W];
+      if (live) {
+        // Row r's match bits: the mask window, inverted where the codeword bit is 0.
+        auto match_bits = [&](int r) {
+          return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);
+        };
+        if (g.n > 1) {
+          lattice_row<W, true, NoSub>(F, g.row0, match_bits(1), ins, del, match, mismatch);
+          for (int r = 2; r < g.n; ++r)
+            lattice_row<W, true, NoSub>(F, F, match_bits(r), ins, del, match, mismatch);
+          lattice_row<W, false, NoSub>(F, F, match_bits(g.n), ins, del, match, mismatch);
+        } else {
+          lattice_row<W, false, NoSub>(F, g.row0, match_bits(1), ins, del, match, mismatch);
+        }
       }
-    }
-    if (gamma && lane_on) {
-      float* out = gamma + task_ofs * W * g.q + D;  // a running pointer: no 64-bit product per k
+      // R for the valid drift changes, zero elsewhere (only segments at an edge have such entries).
+      if (!live || d0 > g.clo || d1 < g.clo + W - 1) {
 #pragma unroll
-      for (int k = 0; k < W; ++k, out += g.q) *out = F[k];
-    }
-#pragma unroll
-    for (int k = 0; k < W; ++k)
-      red[k * gamma_red_stride + lane] = prior * static_cast<double>(F[k]);
-    __syncwarp();
-    if (lane < S * W) {
-      // Two accumulators halve the dependent chain; the order is fixed, so results are too.
-      const double* col = red + (lane / S) * gamma_red_stride + (lane % S) * T;
-      double s0 = 0, s1 = 0;
-#pragma unroll
-      for (int t = 0; t < T; t += 2) {
-        s0 += col[t];
-        s1 += col[t + 1];
+        for (int k = 0; k < W; ++k) {
+          const int delta = g.clo + k;
+          if (!(live && delta >= d0 && delta <= d1)) F[k] = 0.0f;
+        }
       }
-      acc += s0 + s1;
+      if (gamma && lane_on) {
+        float* o = gamma + out_at + D;
+#pragma unroll
+        for (int k = 0; k < W; ++k, o += g.q) *o = F[k];
+      }
+      // Uniform priors are applied once to the sum (below), not to each product.
+      if (uniform) {
+#pragma unroll
+        for (int k = 0; k < W; ++k) red[k * gamma_red_stride + lane] = static_cast<double>(F[k]);
+      } else {
+#pragma unroll
+        for (int k = 0; k < W; ++k)
+          red[k * gamma_red_stride + lane] = prior * static_cast<double>(F[k]);
+      }
+      __syncwarp();
+      if (lane < S * W) {
+        // Two accumulators halve the dependent chain; the order is fixed, so results are too.
+        const double* col = red + (lane / S) * gamma_red_stride + (lane % S) * T;
+        double s0 = 0, s1 = 0;
+#pragma unroll
+        for (int u = 0; u < T; u += 2) {
+          s0 += col[u];
+          s1 += col[u + 1];
+        }
+        acc += s0 + s1;
+      }
+      __syncwarp();  // the next D0 or state overwrites red
     }
-    __syncwarp();  // the next D0 overwrites red
+#pragma unroll
+    for (int o = S / 2; o >= 1; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+    if (lane < S * W && lane % S == 0)
+      store_gsum(g, gsum_fi, lane / S, mp, uniform ? acc * g.uniform_prior : acc);
   }
-#pragma unroll
-  for (int o = S / 2; o >= 1; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-  if (lane < S * W && lane % S == 0) store_gsum(g, gsum + gsum_block(g, f, i), lane / S, mp, acc);
 }
 
 }  // namespace gpufec::sync::cuda_detail

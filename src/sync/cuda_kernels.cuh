@@ -104,9 +104,10 @@ __host__ __device__ __forceinline__ std::size_t gsum_block(const device_geometry
 // Stores gsum(k, m') of one (frame, i) block in both layouts.
 __device__ __forceinline__ void store_gsum(const device_geometry& g, double* block, int k, int mp,
                                            double value) {
-  block[static_cast<std::size_t>(g.M + mp) * g.Kp + k] = value;
+  // int offsets: a block holds gsum_stride (an int) doubles.
+  block[(g.M + mp) * g.Kp + k] = value;
   const int m = mp + g.clo + k;  // the state index moves by the drift change m_n^- + k
-  if (m >= 0 && m < g.M) block[static_cast<std::size_t>(m) * g.Kp + k] = value;
+  if (m >= 0 && m < g.M) block[m * g.Kp + k] = value;
 }
 
 // The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.

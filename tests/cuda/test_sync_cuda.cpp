@@ -296,6 +296,34 @@ TEST(SyncCuda, WideLimitsUseTheGeneralKernels) {
   }
 }
 
+// The register-row gamma kernel with symbol priors and with q not a multiple of a warp (a last
+// chunk of D with idle lanes), on channels with and without substitutions (two variants of it),
+// for one frame (a state per warp) and a batch (many states per warp).
+TEST(SyncCuda, RegisterRowGammaWithPriorsPartialWarpsAndBothChannels) {
+  SKIP_WITHOUT_GPU();
+  for (const double ps : {0.0, 0.004})
+    for (const int q : {40, 64}) {
+      const bsid_params ch{0.01, 0.01, ps};
+      const tvb_code code = tvb_code::random(q, 8, 30, 17 + q);
+      const auto data = testing::make_frames(code, ch, 31 + q, 24);
+      std::vector<double> priors(data.received.frames() * code.N() * code.q());
+      philox_stream rng(q, rng_source, 1);
+      for (auto& p : priors) p = rng.next_uniform();
+      const std::string what = cat("q ", q, " Ps ", ps);
+      {
+        decoder_plan gpu(code, ch, {}, backend::cuda, 24);
+        const std::string& gamma = gpu.summary().kernel_shapes.at(0);
+        EXPECT_NE(gamma.find("register row"), std::string::npos) << gamma;
+        EXPECT_EQ(gamma.find("no substitutions") != std::string::npos, ps == 0) << gamma;
+      }
+      compare(code, ch, {}, data.received, what);
+      compare(code, ch, {}, data.received, what + " priors", priors.data());
+      batch<std::uint8_t> one;
+      one.push_back(data.received.frame(3));
+      compare(code, ch, {}, one, what + " one frame", priors.data() + 3 * code.N() * code.q());
+    }
+}
+
 // Without the drift posterior: same APPs and decisions as the CPU, none copied back; a reused
 // output with a batch of a different size is fully rewritten.
 TEST(SyncCuda, WithoutDriftPosteriorAndReusedOutput) {
