@@ -105,7 +105,12 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
       for (std::size_t f = 0; f < b; ++f) in.push_back(data.received.frame(f));
       decoder_plan gpu(code, ch, o, backend::cuda, b);
       decode_output out;
-      gpu.decode(in.view(), out);  // warm-up
+      // Warm-up: 200 ms of decoding at least. Besides the clocks, the driver's clean-up of device
+      // memory that an earlier plan freed (the previous row's) delays each call's copies by ~1 ms
+      // until it is done: measured, one slow call after a 20 GB cudaFree, several back to back.
+      const auto warm_from = std::chrono::steady_clock::now();
+      do gpu.decode(in.view(), out);
+      while (std::chrono::steady_clock::now() - warm_from < std::chrono::milliseconds(200));
       // The repeats' median total, and the timings of the repeat nearest to it.
       auto repeats = [&](bool phases) {
         gpu.set_phase_timings(phases);
