@@ -1,7 +1,8 @@
-// The fast gamma kernel: one warp per (frame, i, m'), lanes over D, the corridor lattice row held
-// in W = M_n registers (one instantiation per width), so a node costs six instructions and no
-// memory traffic. Used for the corridor lattice in float with q >= 32 and 2 <= M_n <= 32;
-// gamma_kernel covers everything else. Both write the same gamma and gsum.
+// The fast gamma kernel: a warp per up to 32 states m' of one (frame, i), lanes over D, the
+// corridor lattice row held in W = M_n registers (one instantiation per width), so a node costs
+// six instructions (five without substitutions) and no memory traffic. Used for the corridor
+// lattice in float with q >= 32 and 2 <= M_n <= 32; gamma_kernel covers everything else. Both write
+// the same gamma and gsum.
 //
 // Why it is exact: entry k of the row is drift m_n^- + k. Nodes with j < 0 are computed but stay
 // exactly zero (their inputs are zero), and nodes past the end of the received segment (j > mu)

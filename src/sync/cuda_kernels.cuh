@@ -1,10 +1,10 @@
 // CUDA kernels of the sync MAP decoder (seed paper sec. IV-V, with batches of frames).
 //
 // Three launches decode a part of a chunk of frames, never one per symbol:
-//   gamma             R(y|C_i(D)) by the lattice: gamma_warp_kernel (cuda_gamma_warp.cuh), one
-//                     warp per (frame, i, m') with the row in registers, or gamma_kernel, one
-//                     thread per (frame, i, m', D) with the row in shared memory. Stores R (global
-//                     storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
+//   gamma             R(y|C_i(D)) by the lattice: gamma_warp_kernel (cuda_gamma_warp.cuh), a
+//                     warp per states m' of (frame, i) with the row in registers, or gamma_kernel,
+//                     one thread per (frame, i, m', D) with the row in shared memory. Stores R
+//                     (global storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
 //   alpha/beta        (4),(11)-(12) and (5) as persistent blocks, one per (frame, direction),
 //                     one barrier per index i (cuda_fb_kernels.cuh): fb_ring_kernel, a thread per
 //                     state with the gsum blocks prefetched into shared memory (TMA, sm_90) by
