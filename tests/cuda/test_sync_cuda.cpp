@@ -298,13 +298,13 @@ TEST(SyncCuda, WideLimitsUseTheGeneralKernels) {
 
 // The register-row gamma kernel with symbol priors and with q not a multiple of a warp (a last
 // chunk of D with idle lanes), on channels with and without substitutions (two variants of it),
-// for one frame (a state per warp) and a batch (many states per warp).
+// for one frame (a state per warp) and a batch of 24 frames of N = 100 (several states per warp).
 TEST(SyncCuda, RegisterRowGammaWithPriorsPartialWarpsAndBothChannels) {
   SKIP_WITHOUT_GPU();
   for (const double ps : {0.0, 0.004})
     for (const int q : {40, 64}) {
       const bsid_params ch{0.01, 0.01, ps};
-      const tvb_code code = tvb_code::random(q, 8, 30, 17 + q);
+      const tvb_code code = tvb_code::random(q, 8, 100, 17 + q);
       const auto data = testing::make_frames(code, ch, 31 + q, 24);
       std::vector<double> priors(data.received.frames() * code.N() * code.q());
       philox_stream rng(q, rng_source, 1);
