@@ -53,7 +53,6 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], const Prev& prev, uns
   float left = 0.0f;
 #pragma unroll
   for (int k = 0; k < W; ++k) {
-    const bool hit = (e >> k) & 1u;
     float v;
     if constexpr (NoSub) {
       const float qd = mul_rn(match, prev[k]);
@@ -68,7 +67,7 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], const Prev& prev, uns
           : "+f"(v)
           : "r"(e & (1u << k)), "f"(qd));
     } else {
-      const float qd = mul_rn(hit ? match : mismatch, prev[k]);
+      const float qd = mul_rn((e >> k) & 1u ? match : mismatch, prev[k]);
       v = qd;
       if (k + 1 < W) {
         const float du = mul_rn(del, prev[k + 1 < W ? k + 1 : k]);
