@@ -122,13 +122,13 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     window[w] = __ballot_sync(0xffffffffu, p >= 0 && p < staged && y[p] != 0);
   }
   // The segment of state m' starts at n i + m_tau^- + m' and reaches the frame end rest = rho -
-  // start symbols later; it exists for start in [0, rho], with drift changes [d0, d1] as
-  // segment_of(). In 32 bits: the tasks with a start in the frame, rest clamped (d1 <= m_n^+).
+  // start symbols later; it exists for start in [0, rho] (tasks [t_begin, t_end)), as in
+  // segment_of(), with the segment's 64-bit arithmetic done once per warp.
   const long long start0 = static_cast<long long>(g.n) * i + g.lo + mp0;
   const long long rest0 = b.rho[f] - start0;
   const int t_begin = static_cast<int>(min(max(-start0, 0LL), static_cast<long long>(tasks)));
   const int t_end = static_cast<int>(min(max(rest0 + 1, 0LL), static_cast<long long>(tasks)));
-  const int rest0c = static_cast<int>(min(max(rest0, -(1LL << 30)), 1LL << 30));
+  const int rest0c = clamp_rest(rest0);
   const float ins = g.ins_f, del = g.del_f, match = g.match_f, mismatch = g.mismatch_f;
   const bool uniform = b.priors == nullptr;
   const std::uint32_t* x_row = codewords + static_cast<std::size_t>(i) * g.q;
@@ -142,8 +142,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
 
   for (int t = 0; t < tasks; ++t, out_at += task_stride) {
     const int mp = mp0 + t;
-    const int d0 = max(g.clo, -mp);
-    const int d1 = min(min(g.chi, g.hi - g.lo - mp), rest0c - t - g.n);
+    const auto [d0, d1] = drift_changes(g, mp, rest0c - t);
     const bool valid = t >= t_begin && t < t_end && d0 <= d1;
     const unsigned ylo = __funnelshift_r(window[0], window[1], t),
                    yhi = __funnelshift_r(window[1], window[2], t);

@@ -110,6 +110,20 @@ __device__ __forceinline__ void store_gsum(const device_geometry& g, double* blo
   if (m >= 0 && m < g.M) block[m * g.Kp + k] = value;
 }
 
+// The drift changes [d0, d1] of state m' whose received segment starts `rest` symbols before the
+// frame end (rest = rho - start >= 0, clamped to an int by the caller: d1 <= m_n^+ anyway).
+struct drift_range {
+  int d0, d1;
+};
+__device__ __forceinline__ drift_range drift_changes(const device_geometry& g, int mp, int rest) {
+  return {max(g.clo, -mp),  // the drift after, m_tau^- + m' + delta, stays >= m_tau^-
+          min(min(g.chi, g.hi - g.lo - mp), rest - g.n)};
+}
+// `rest` for drift_changes(): symbols from a segment's start to the frame end, as an int.
+__device__ __forceinline__ int clamp_rest(long long rest) {
+  return static_cast<int>(min(max(rest, -(1LL << 30)), 1LL << 30));
+}
+
 // The received segment of (frame, i, m') and its drift changes: as segment_for() on the CPU.
 struct device_segment {
   long long start;
@@ -118,15 +132,14 @@ struct device_segment {
 __device__ __forceinline__ device_segment segment_of(const device_geometry& g, int i, int mp,
                                                      long long rho) {
   device_segment s;
-  const long long m_prev = g.lo + mp;
-  s.start = static_cast<long long>(g.n) * i + m_prev;
+  s.start = static_cast<long long>(g.n) * i + g.lo + mp;
   s.d0 = 0;
   s.d1 = -1;
   s.mu = 0;
   if (s.start < 0 || s.start > rho) return s;
-  s.d0 = static_cast<int>(max(static_cast<long long>(g.clo), g.lo - m_prev));
-  s.d1 =
-      static_cast<int>(min(min(static_cast<long long>(g.chi), g.hi - m_prev), rho - s.start - g.n));
+  const drift_range r = drift_changes(g, mp, clamp_rest(rho - s.start));
+  s.d0 = r.d0;
+  s.d1 = r.d1;
   s.mu = g.n + s.d1;
   return s;
 }

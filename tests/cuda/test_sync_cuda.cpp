@@ -58,6 +58,14 @@ void compare(const tvb_code& code, const bsid_params& ch, const decoder_options&
   expect_same(b, a, what + "\n" + gpu.describe());
 }
 
+// Random symbol priors for every frame of `frames`, as from an outer decoder.
+std::vector<double> random_priors(const tvb_code& code, std::size_t frames, std::uint64_t seed) {
+  std::vector<double> priors(frames * code.N() * code.q());
+  philox_stream rng(seed, rng_source, 0);
+  for (auto& p : priors) p = rng.next_uniform();
+  return priors;
+}
+
 class SyncCudaVsCpu : public ::testing::TestWithParam<gpu_case> {};
 
 TEST_P(SyncCudaVsCpu, SameAppsAndDecisions) {
@@ -113,10 +121,7 @@ TEST(SyncCuda, FullLatticeDoubleLatticeUnknownEndAndPriors) {
           compare(code, ch, o, data.received,
                   cat(to_string(l), " ", to_string(r), " end ", end_known, " ", to_string(s)));
         }
-  // Random priors, as from an outer decoder.
-  std::vector<double> priors(data.received.frames() * code.N() * code.q());
-  philox_stream rng(1, rng_source, 0);
-  for (auto& p : priors) p = rng.next_uniform();
+  const std::vector<double> priors = random_priors(code, data.received.frames(), 1);
   compare(code, ch, {}, data.received, "priors", priors.data());
 }
 
@@ -306,9 +311,7 @@ TEST(SyncCuda, RegisterRowGammaWithPriorsPartialWarpsAndBothChannels) {
       const bsid_params ch{0.01, 0.01, ps};
       const tvb_code code = tvb_code::random(q, 8, 100, 17 + q);
       const auto data = testing::make_frames(code, ch, 31 + q, 24);
-      std::vector<double> priors(data.received.frames() * code.N() * code.q());
-      philox_stream rng(q, rng_source, 1);
-      for (auto& p : priors) p = rng.next_uniform();
+      const std::vector<double> priors = random_priors(code, data.received.frames(), q);
       const std::string what = cat("q ", q, " Ps ", ps);
       {
         decoder_plan gpu(code, ch, {}, backend::cuda, 24);
