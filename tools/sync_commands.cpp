@@ -201,6 +201,7 @@ struct sync_bench_options {
   int repeats = 5;
   std::string storage = "auto";
   bool drift = false;
+  std::size_t fold_min_frames = 0;
 };
 
 action bench_sync(CLI::App& cmd, const bench_options& common) {
@@ -230,9 +231,14 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
       ->check(CLI::IsMember({"auto", "global", "local"}))
       ->capture_default_str();
   cmd.add_flag("--drift", o->drift, "also compute and copy back the drift posterior");
+  cmd.add_option("--fold-min-frames", o->fold_min_frames,
+                 "CUDA: fold gamma and beta for chunks of this many frames or more (0: from the "
+                 "device; a large number: never), for A/B runs")
+      ->capture_default_str();
   return [o, &common] {
     sync::bench_config cfg;
     cfg.drift_posterior = o->drift;
+    cfg.fold_min_frames = o->fold_min_frames;
     for (double p : o->p) cfg.points.push_back({o->q, o->n, o->N, p});
     cfg.gpu_batches = o->batches;
     cfg.cpu_frames = o->cpu_frames;

@@ -7,9 +7,11 @@
 #include <sstream>
 #include <utility>
 
+#include "common/host_copy.hpp"
 #include "sync/cuda_decoder_kernels.cuh"
 #include "sync/cuda_engine.cuh"
 #include "sync/cuda_fb_kernels.cuh"
+#include "sync/cuda_folded_kernel.cuh"
 #include "sync/cuda_gamma_warp.cuh"
 
 namespace gpufec::sync {
@@ -58,6 +60,22 @@ gamma_warp_fn gamma_warp_for(int W, bool nosub) {
   return nosub ? no_sub[W - 2] : with_sub[W - 2];
 }
 
+using gamma_beta_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, double*,
+                               double*, double*, const double*, unsigned long long*, int);
+
+template <bool NoSub, int... W>
+std::array<gamma_beta_fn, sizeof...(W)> gamma_beta_table(std::integer_sequence<int, W...>) {
+  return {gamma_beta_kernel<W + 2, NoSub>...};
+}
+
+// The folded gamma/beta kernel for the widths of gamma_warp_for().
+gamma_beta_fn gamma_beta_for(int W, bool nosub) {
+  static const auto with_sub = gamma_beta_table<false>(std::make_integer_sequence<int, 31>{});
+  static const auto no_sub = gamma_beta_table<true>(std::make_integer_sequence<int, 31>{});
+  if (W < 2 || W > gamma_warp_max_width) return nullptr;
+  return nosub ? no_sub[W - 2] : with_sub[W - 2];
+}
+
 using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
                             const double*, int);
 
@@ -77,12 +95,16 @@ using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, in
                         const void*, const double*, const double*, double*, std::uint32_t*, double*,
                         int*, unsigned*);
 
-// The L kernel for the lattice's real type, the storage (stored R or lattices run again) and the
-// symbols per thread (4: float R read with 16-byte loads).
-app_fn app_for(bool f64, bool stored, int vw) {
-  if (f64) return stored ? app_kernel<double, true, 1> : app_kernel<double, false, 1>;
-  if (stored) return vw == 4 ? app_kernel<float, true, 4> : app_kernel<float, true, 1>;
-  return app_kernel<float, false, 1>;
+// The L kernel for the lattice's real type, where V comes from (app_source) and the symbols per
+// thread (4: float R read with 16-byte loads).
+app_fn app_for(bool f64, app_source source, int vw) {
+  if (f64)
+    return source == app_from_gamma ? app_kernel<double, app_from_gamma, 1>
+                                    : app_kernel<double, app_from_lattice, 1>;
+  if (source == app_from_v) return app_kernel<float, app_from_v, 1>;
+  if (source == app_from_gamma)
+    return vw == 4 ? app_kernel<float, app_from_gamma, 4> : app_kernel<float, app_from_gamma, 1>;
+  return app_kernel<float, app_from_lattice, 1>;
 }
 
 constexpr std::size_t pinned_output_limit = std::size_t{256} << 20;  // bytes staged per chunk
@@ -94,7 +116,10 @@ constexpr int min_part_frames = 32;  // ... of at least this many frames
 cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
                          const decoder_options& options, std::size_t max_batch,
                          storage_mode& storage)
-    : host_g_(g), f64_lattice_(options.lattice_real == real_kind::f64), max_batch_(max_batch) {
+    : host_g_(g),
+      f64_lattice_(options.lattice_real == real_kind::f64),
+      max_batch_(max_batch),
+      fold_min_frames_(static_cast<int>(std::min<std::size_t>(options.fold_min_frames, 1 << 30))) {
   require(code.alphabet() == 2, "the CUDA decoder supports the binary channel alphabet only");
   require(options.fb_real == real_kind::f64,
           "the CUDA decoder computes alpha/beta/L in double (fb_real = float is not implemented)");
@@ -234,6 +259,7 @@ void cuda_engine::allocate(std::size_t frames) {
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
   app_blocks_done_.resize(1);
+  counters_.resize(2 * frames + max_parts);  // fold_counters() of each part (launch)
   GPUFEC_CUDA_CHECK(cudaMemset(app_blocks_done_.get(), 0, sizeof(unsigned)));
   // The entries of gsum no gamma kernel writes stay zero, as alpha/beta expect (gsum_block).
   GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
@@ -257,7 +283,8 @@ cuda_engine::frame_inputs cuda_engine::inputs_at(unsigned char* base, int count)
 
 std::size_t cuda_engine::allocated_bytes() const {
   return codewords_.bytes() + end_prior_.bytes() + inputs_.bytes() + priors_.bytes() +
-         gamma_.bytes() + gsum_.bytes() + alpha_.bytes() + beta_.bytes() + results_.bytes();
+         gamma_.bytes() + gsum_.bytes() + alpha_.bytes() + beta_.bytes() + results_.bytes() +
+         counters_.bytes();
 }
 
 // Symbols per lane of the L kernel: 4 (one 16-byte load of stored float R) when q allows it.
@@ -334,7 +361,8 @@ void cuda_engine::choose_shapes() {
            (global_ ? 0 : real_bytes * g_.row_len * T);
   };
   const int max_groups = std::min(app_groups_, g_.M);
-  const app_fn app = app_for(f64_lattice_, global_, app_symbols_per_lane());
+  const app_fn app =
+      app_for(f64_lattice_, global_ ? app_from_gamma : app_from_lattice, app_symbols_per_lane());
   app_shape_ =
       pick(app, d_lanes(g_.q / app_symbols_per_lane(), target_threads), max_groups, app_shared);
   // alpha/beta: one block per (frame, direction). First choice: a thread per state and the two
@@ -376,6 +404,23 @@ void cuda_engine::choose_shapes() {
     }
   }
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
+  // The folded path (gamma_beta_kernel, alpha alone, L from V) for large parts: it needs the
+  // register-row gamma, beta rows as fb_ring_kernel computes them, and V in the place of R.
+  fold_shape_ = {};
+  app_v_shape_ = {};
+  if (gamma_width_ && fb_width_ && global_) {
+    const gamma_beta_fn kernel = gamma_beta_for(gamma_width_, gamma_nosub());
+    const int threads = gamma_shape_.threads;
+    const std::size_t shared = gamma_beta_shared(gamma_width_, threads);
+    if (shared <= shared_optin_) {
+      allow_shared(kernel, shared);
+      if (const int blocks = occupancy(kernel, threads, shared); blocks > 0)
+        fold_shape_ = {threads, 32, threads / 32, shared, blocks};
+    }
+    if (fold_shape_.threads)
+      app_v_shape_ = pick(app_for(false, app_from_v, 1), d_lanes(g_.q, target_threads), max_groups,
+                          app_shared);
+  }
   // Wider L shapes for small batches, widest first: a part takes the widest whose one wave holds
   // all its blocks (fewer states per thread, the same sums), else app_shape_.
   app_wide_shapes_.clear();
@@ -400,26 +445,36 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
     return os.str();
   };
   const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-  return {gamma_width_
-              ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
-                     cat("a warp per up to ", gamma_warp_max_tasks,
-                         " states m' of one (frame, i), fewer for small batches: ", g_.N * g_.M,
-                         " states x frames", gamma_nosub() ? ", no substitutions" : ""))
-              : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
-          line(fb_width_ ? cat("alpha/beta (thread per state, gsum blocks prefetched, K = ",
-                               fb_width_, ", ", 1 << fb_log_ring_, " in flight)")
-                               .c_str()
-                         : "alpha/beta",
-               fb_shape_, "frames x 2 (persistent over i)"),
-          line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
-                   app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
-                   .c_str(),
-               app_shape_, cat(g_.N, " x frames")),
-          app_wide_shapes_.empty()
-              ? std::string("L, small batches: the same shape")
-              : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames")),
-          cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_, " frames of max batch ",
-              max_batch_)};
+  std::vector<std::string> lines = {
+      gamma_width_
+          ? line(cat("gamma (register row of ", gamma_width_, ")").c_str(), gamma_shape_,
+                 cat("a warp per up to ", gamma_warp_max_tasks,
+                     " states m' of one (frame, i), fewer for small batches: ", g_.N * g_.M,
+                     " states x frames", gamma_nosub() ? ", no substitutions" : ""))
+          : line("gamma", gamma_shape_, cat(g_.N * tiles, " x frames")),
+      line(fb_width_ ? cat("alpha/beta (thread per state, gsum blocks prefetched, K = ", fb_width_,
+                           ", ", 1 << fb_log_ring_, " in flight)")
+                           .c_str()
+                     : "alpha/beta",
+           fb_shape_, "frames x 2 (persistent over i)"),
+      line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
+               app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
+               .c_str(),
+           app_shape_, cat(g_.N, " x frames")),
+      app_wide_shapes_.empty()
+          ? std::string("L, small batches: the same shape")
+          : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames"))};
+  if (fold_shape_.threads) {
+    lines.push_back(
+        line(cat("gamma+beta folded, chunks of ", fold_min_frames(), "+ frames").c_str(),
+             fold_shape_, "a warp per item of states of one (frame, i), i descending"));
+    lines.push_back(line("L from V (folded chunks)", app_v_shape_, cat(g_.N, " x frames")));
+  } else {
+    lines.push_back("gamma+beta folded: not for this geometry, storage or device");
+  }
+  lines.push_back(cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_,
+                      " frames of max batch ", max_batch_));
+  return lines;
 }
 
 int cuda_engine::gamma_states_per_warp(int frames) const {
@@ -435,6 +490,40 @@ int cuda_engine::gamma_states_per_warp(int frames) const {
   const int per_block = gamma_shape_.threads / 32;
   const int warps = round_up((g_.M + want - 1) / want, per_block);
   return (g_.M + warps - 1) / warps;
+}
+
+// The folded path pays once a part has enough frames that a round of its items (one index of every
+// frame) keeps the device busy while each frame's beta row is computed.
+// Measured on the H200 (bench/RESULTS.md, eleventh session): at q = 32, N = 210, a chunk of 1000
+// frames folds 17% faster at p = 1e-2 (M = 88: one index of the chunk is 33 waves of the kernel's
+// resident warps) and 2% slower at 1e-3 (M = 33, 12.5 waves). So a chunk folds from 16 waves.
+int cuda_engine::fold_min_frames() const {
+  if (fold_min_frames_) return fold_min_frames_;
+  constexpr long long waves = 16;
+  return static_cast<int>((waves * resident_fold_warps() + g_.M - 1) / g_.M);
+}
+
+long long cuda_engine::resident_fold_warps() const {
+  return static_cast<long long>(sm_count_) * fold_shape_.blocks_per_sm * (fold_shape_.threads / 32);
+}
+
+bool cuda_engine::chunk_folds(int count) const {
+  return fold_shape_.threads > 0 && count >= fold_min_frames();
+}
+
+bool cuda_engine::folded(const part& p) const {
+  return parts_count_ == 1 && chunk_folds(p.count);
+}
+
+int cuda_engine::fold_states_per_warp(int frames) const {
+  // As many states per item as leave one wave of warps per round (one index of every frame): more
+  // states share a warp's setup, fewer leave more items ready while rounds overlap. One wave
+  // measured best against two and a half (bench/RESULTS.md, eleventh session).
+  const long long round = static_cast<long long>(frames) * g_.M;
+  const int want = static_cast<int>(
+      std::clamp<long long>(round / std::max(resident_fold_warps(), 1LL), 1, gamma_warp_max_tasks));
+  const int chunks = (g_.M + want - 1) / want;
+  return (g_.M + chunks - 1) / chunks;
 }
 
 void cuda_engine::launch(const part& p, bool has_priors) {
@@ -453,6 +542,41 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
   if (phases_recorded_) record(p.events[0], st);
+  const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
+  const results_layout r = results_of(p);
+  auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
+  auto* app = reinterpret_cast<double*>(r.base + r.app_at);
+  double* lambda = lambda_wanted_ ? reinterpret_cast<double*>(r.base + r.lambda_at) : nullptr;
+  int* status_out =
+      direct_ ? reinterpret_cast<int*>(host_outputs_.device() + p.staged_at) : nullptr;
+  const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
+  if (folded(p)) {
+    // gamma and beta interleaved (V in the place of R), then alpha alone, then L from V.
+    unsigned long long* counters = counters_.get() + 2 * first + (&p - parts_.data());
+    GPUFEC_CUDA_CHECK(cudaMemsetAsync(counters, 0, fold_counters(p.count) * 8, st));
+    const int per_warp = fold_states_per_warp(p.count);
+    const long long items =
+        static_cast<long long>(g_.N) * p.count * ((g_.M + per_warp - 1) / per_warp);
+    const long long per_block = fold_shape_.threads / 32;
+    gamma_beta_for(gamma_width_,
+                   gamma_nosub())<<<static_cast<unsigned>((items + per_block - 1) / per_block),
+                                    fold_shape_.threads, fold_shape_.shared, st>>>(
+        g_, b, codewords_.get(), reinterpret_cast<double*>(gamma), gsum, beta, end_prior, counters,
+        per_warp);
+    GPUFEC_CUDA_CHECK_LAUNCH("gamma_beta_kernel");
+    if (phases_recorded_) record(p.events[1], st);
+    fb_ring_for(fb_width_)<<<dim3(static_cast<unsigned>(p.count), 1), fb_shape_.threads,
+                             fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior,
+                                                     fb_log_ring_);
+    GPUFEC_CUDA_CHECK_LAUNCH("alpha kernel");
+    if (phases_recorded_) record(p.events[2], st);
+    app_for(false, app_from_v, 1)<<<app_grid, app_v_shape_.threads, app_v_shape_.shared, st>>>(
+        g_, b, codewords_.get(), app_v_shape_.Bx, app_v_shape_.By, app_groups_, gamma, alpha, beta,
+        app, decisions, lambda, status_out, app_blocks_done_.get());
+    GPUFEC_CUDA_CHECK_LAUNCH("app_kernel (from V)");
+    if (phases_recorded_) record(p.events[3], st);
+    return;
+  }
   if (gamma_width_) {
     const int per_block = gamma_shape_.threads / 32, per_warp = gamma_states_per_warp(p.count);
     const int warps = (g_.M + per_warp - 1) / per_warp;  // per (frame, i)
@@ -476,7 +600,6 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
   if (phases_recorded_) record(p.events[1], st);
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
-  const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   if (fb_width_)
     fb_ring_for(fb_width_)<<<fb_grid, fb_shape_.threads, fb_shape_.shared, st>>>(
         g_, b, gsum, alpha, beta, end_prior, fb_log_ring_);
@@ -485,11 +608,6 @@ void cuda_engine::launch(const part& p, bool has_priors) {
                                                                     end_prior);
   GPUFEC_CUDA_CHECK_LAUNCH("alpha/beta kernel");
   if (phases_recorded_) record(p.events[2], st);
-  const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
-  const results_layout r = results_of(p);
-  auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
-  auto* app = reinterpret_cast<double*>(r.base + r.app_at);
-  double* lambda = lambda_wanted_ ? reinterpret_cast<double*>(r.base + r.lambda_at) : nullptr;
   // The widest shape whose one wave holds the part's blocks spreads a small batch.
   const launch_shape* a = &app_shape_;
   const long long app_blocks = static_cast<long long>(p.count) * g_.N;
@@ -498,10 +616,10 @@ void cuda_engine::launch(const part& p, bool has_priors) {
       a = &w;
       break;
     }
-  app_for(f64_lattice_, global_, app_symbols_per_lane())<<<app_grid, a->threads, a->shared, st>>>(
+  app_for(f64_lattice_, global_ ? app_from_gamma : app_from_lattice,
+          app_symbols_per_lane())<<<app_grid, a->threads, a->shared, st>>>(
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
-      lambda, direct_ ? reinterpret_cast<int*>(host_outputs_.device() + p.staged_at) : nullptr,
-      app_blocks_done_.get());
+      lambda, status_out, app_blocks_done_.get());
   GPUFEC_CUDA_CHECK_LAUNCH("app_kernel");
   if (phases_recorded_) record(p.events[3], st);
 }
@@ -576,7 +694,7 @@ void cuda_engine::finish_copies(const part& p, decode_output& out, std::size_t f
   if (!staged) return;
   std::size_t at = p.staged_at;
   for (const piece& c : pieces) {
-    if (c.bytes) std::memcpy(c.to, host_outputs_.get() + at, c.bytes);
+    if (c.bytes) host_copy(c.to, host_outputs_.get() + at, c.bytes);
     at += align16(c.bytes);
   }
 }
@@ -610,8 +728,12 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
   loaded_ = count;
   if (!has_priors) priors_.release();  // here, not while a graph is being captured
   parts_count_ = 1;
+  int min_part = min_part_frames;
+  // A chunk large enough for the folded path is one part: the rounds of its items then hold all
+  // of its frames (see fold_min_frames).
+  if (chunk_folds(count)) min_part = count + 1;
   while (parts_count_ < max_parts &&
-         count / ((parts_count_ + 1) * (parts_count_ + 2) / 2) >= min_part_frames)
+         count / ((parts_count_ + 1) * (parts_count_ + 2) / 2) >= min_part)
     ++parts_count_;
   const int parts = parts_count_;
   const long long weights = parts * (parts + 1) / 2;

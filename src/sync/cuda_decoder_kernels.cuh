@@ -84,22 +84,29 @@ struct status_hand_off {
   }
 };
 
+// Where app_kernel takes V(m', D) = sum_k beta_{i+1}(m' + m_n^- + k) R(m', k, D) from: stored R
+// (global storage), the lattices run again (local storage), or V stored by gamma_beta_kernel.
+// Each sums V in fold_beta's order, so the three give the same digits.
+enum app_source : int { app_from_gamma, app_from_lattice, app_from_v };
+
 // app_kernel: grid (N, frames); block Bx * Bz threads: D lane tx = t % Bx (D = tx, tx + Bx, ...),
 // thread row tz = t / Bx. The states are split into G groups (m' = z, z + G, ...; G fixed by the
-// geometry, Bz <= G), thread row tz sums groups tz, tz + Bz, ..., and the groups are added in
-// order z = 0..G-1: the summation order, and so every digit, is the same for any block shape.
-// Shared: acc double[G][q], the rows alpha_i and beta_{i+1} (double[M] each), then (local storage)
-// lattice rows real[row_len][T]. `stored`: R is read from `gamma` (real values, global
-// storage); else the lattices are run again (local storage), which costs registers the stored
-// variant does not need. VW: symbols per thread and load (4: stored float R with q % 4 == 0, one
-// 16-byte load per (m', delta); else 1). Writes app[f][i][D] (normalized), decisions[f][i],
-// lambda[f][i][m] (and lambda[f][N] from the last block), and the status hand-off above.
-template <class real, bool stored, int VW>
+// geometry, Bz <= G), thread row tz sums alpha_i(m') V(m', D) over groups tz, tz + Bz, ..., and
+// the groups are added in order z = 0..G-1: the summation order, and so every digit, is the same
+// for any block shape. Shared: acc double[G][q], the rows alpha_i and beta_{i+1} (double[M] each),
+// then (lattices run again) lattice rows real[row_len][T]. `gamma`: R as `real` values
+// (app_from_gamma) or V as doubles (app_from_v). Running the lattices again costs registers the
+// other sources do not need, hence a separate instantiation. VW: symbols per thread and load (4:
+// stored float R with q % 4 == 0, one 16-byte load per (m', delta); else 1). Writes app[f][i][D]
+// (normalized), decisions[f][i], lambda[f][i][m] (and lambda[f][N] from the last block), and the
+// status hand-off above.
+template <class real, int source, int VW>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                            int Bx, int Bz, int G, const void* gamma, const double* alpha,
                            const double* beta, double* app, std::uint32_t* decisions,
                            double* lambda, int* status_out, unsigned* blocks_done) {
-  static_assert(VW == 1 || (VW == 4 && stored && sizeof(real) == 4), "16-byte loads of float R");
+  static_assert(VW == 1 || (VW == 4 && source == app_from_gamma && sizeof(real) == 4),
+                "16-byte loads of float R");
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double scratch[32];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, tz = t / Bx;
@@ -117,25 +124,31 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   const long long rho = b.rho[f];
   for (int m = t; m < g.M; m += T) {
     sa[m] = a[m];
-    sb[m] = b1[m];
+    if (source != app_from_v) sb[m] = b1[m];
   }
   __syncthreads();
 
   // Thread column tx takes VW consecutive symbols D at a time (one 16-byte load of R for VW = 4);
   // each D's sum runs over the same terms in the same order for any VW and shape.
+  const std::size_t fi = static_cast<std::size_t>(f) * g.N + i;
   for (int D = tx * VW; D < g.q; D += Bx * VW) {  // the block has exactly Bx * Bz threads
-    const std::uint32_t x = stored ? 0u : codewords[static_cast<std::size_t>(i) * g.q + D];
+    const std::uint32_t x =
+        source == app_from_lattice ? codewords[static_cast<std::size_t>(i) * g.q + D] : 0u;
     for (int z = tz; z < G; z += Bz) {
       double sum[VW] = {};
       for (int mp = z; mp < g.M; mp += G) {
         const double am = sa[mp];
         if (am == 0) continue;
-        if constexpr (stored) {  // R is 0 outside each segment's drift changes: no segment needed
-          const real* R = static_cast<const real*>(gamma) +
-                          (((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn) * g.q + D;
+        double v[VW] = {};  // V(m', D + j), as fold_beta sums it
+        if constexpr (source == app_from_v) {
+          v[0] = static_cast<const double*>(gamma)[(fi * g.M + mp) * g.q + D];
+        } else if constexpr (source == app_from_gamma) {
+          // R is 0 outside each segment's drift changes (no segment needed), and beta outside
+          // the states adds exact zeros in fold_beta: both are left out here.
+          const real* R = static_cast<const real*>(gamma) + (fi * g.M + mp) * g.Mn * g.q + D;
           const int k0 = max(0, -(mp + g.clo)), k1 = min(g.Mn, g.M - mp - g.clo);
           for (int k = k0; k < k1; ++k) {
-            const double w = am * sb[mp + g.clo + k];
+            const double w = sb[mp + g.clo + k];
             alignas(16) real r[VW];
             if constexpr (VW == 4)
               *reinterpret_cast<float4*>(r) =
@@ -143,15 +156,18 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
             else
               r[0] = R[static_cast<std::size_t>(k) * g.q];
 #pragma unroll
-            for (int j = 0; j < VW; ++j) sum[j] += w * static_cast<double>(r[j]);
+            for (int j = 0; j < VW; ++j) v[j] = __fma_rn(w, static_cast<double>(r[j]), v[j]);
           }
         } else {
           const device_segment s = segment_of(g, i, mp, rho);
           if (s.d0 > s.d1) continue;
           run_lattice<real>(g, x, b.y + b.offsets[f] + s.start, s.mu, row, T);
           for (int delta = s.d0; delta <= s.d1; ++delta)
-            sum[0] += am * sb[mp + delta] * static_cast<double>(row[(delta - g.row_min) * T]);
+            v[0] =
+                __fma_rn(sb[mp + delta], static_cast<double>(row[(delta - g.row_min) * T]), v[0]);
         }
+#pragma unroll
+        for (int j = 0; j < VW; ++j) sum[j] = __fma_rn(am, v[j], sum[j]);
       }
 #pragma unroll
       for (int j = 0; j < VW; ++j) acc[z * g.q + D + j] = sum[j];

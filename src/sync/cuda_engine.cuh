@@ -82,6 +82,12 @@ class cuda_engine final : public detail::decoder_engine {
   // gamma_warp_kernel: the variant without substitutions, and the states per warp of a part.
   bool gamma_nosub() const { return g_.mismatch_f == 0.0f; }
   int gamma_states_per_warp(int frames) const;
+  // The folded path (cuda_folded_kernel.cuh) for part p, and its states per item.
+  int fold_min_frames() const;
+  bool chunk_folds(int count) const;
+  long long resident_fold_warps() const;
+  bool folded(const part& p) const;
+  int fold_states_per_warp(int frames) const;
   int app_symbols_per_lane() const;
   void allocate(std::size_t frames);
   std::size_t bytes_per_frame(bool global) const;
@@ -106,11 +112,13 @@ class cuda_engine final : public detail::decoder_engine {
   bool f64_lattice_;
   bool global_;
   std::size_t max_batch_, chunk_ = 0, capacity_ = 0;
+  int fold_min_frames_;  // decoder_options::fold_min_frames (0: from the device)
   int sm_count_ = 0;
   std::size_t shared_optin_ = 0;
   int max_block_threads_ = 0;
   bool bulk_copies_ = false;  // sm_90: TMA bulk copies and mbarrier waits
   launch_shape gamma_shape_, fb_shape_, app_shape_;
+  launch_shape fold_shape_, app_v_shape_;      // folded path; fold_shape_.threads 0: not available
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
@@ -126,8 +134,9 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<double> priors_;
   cuda::device_buffer<unsigned char> gamma_;  // float or double R values (global storage)
   cuda::device_buffer<double> gsum_, alpha_, beta_;
-  cuda::device_buffer<unsigned> app_blocks_done_;  // ticket of L's status hand-off
-  cuda::device_buffer<unsigned char> results_;     // decisions, APPs, drift posteriors (results_of)
+  cuda::device_buffer<unsigned> app_blocks_done_;     // ticket of L's status hand-off
+  cuda::device_buffer<unsigned long long> counters_;  // the folded parts' item counters
+  cuda::device_buffer<unsigned char> results_;  // decisions, APPs, drift posteriors (results_of)
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr, joined_ = nullptr;
   std::vector<part> parts_;

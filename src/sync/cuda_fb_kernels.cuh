@@ -75,6 +75,10 @@ struct row_scale {
       const int lane = threadIdx.x & 31;
       key = warp_max(lane < warps ? keys[parity][lane] : 0u);
     }
+    return of_key(key);
+  }
+  // The scale of a row whose largest key is `key`.
+  __device__ static double of_key(unsigned key) {
     const unsigned e = min(max(key, 0x00100000u) & 0x7ff00000u, 0x7fd00000u);  // e << 20
     return key - 1u >= 0x7fefffffu ? 0.0 : __hiloint2double(static_cast<int>(0x7fe00000u - e), 0);
   }
@@ -100,16 +104,22 @@ __device__ __forceinline__ void sync_named(int threads) {
 // zero (or NaN), so the last row's scale (`last`) tells whether the direction failed, and for
 // beta the first row's (`first`) whether there was no frame end within the limits. The lower
 // status code wins, so that alpha's and beta's blocks leave the message the CPU reference gives.
-__device__ __forceinline__ void report_failure(const device_frames& b, int f, bool forward,
-                                               double first, double last) {
-  if (threadIdx.x != 0 || last != 0) return;
-  const int why = forward ? status_zero_forward : first == 0 ? status_no_end : status_zero_backward;
+// beta_failure() is the code of the backward pass, record_failure() leaves a code.
+__device__ __forceinline__ int beta_failure(double first, double last) {
+  return last != 0 ? status_ok : first == 0 ? status_no_end : status_zero_backward;
+}
+__device__ __forceinline__ void record_failure(const device_frames& b, int f, int why) {
   int seen = status_ok;
   while (seen == status_ok || seen > why) {
     const int was = atomicCAS(&b.status[f], seen, why);
     if (was == seen) break;
     seen = was;
   }
+}
+__device__ __forceinline__ void report_failure(const device_frames& b, int f, bool forward,
+                                               double first, double last) {
+  if (threadIdx.x != 0 || last != 0) return;
+  record_failure(b, f, forward ? status_zero_forward : beta_failure(first, last));
 }
 
 // fb_kernel: grid (frames, 2), one block per (frame, direction): blockIdx.y 0 runs alpha forward
@@ -122,7 +132,7 @@ __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ __align__(16) unsigned keys[2][32];
   const int f = blockIdx.x, t = threadIdx.x, T = blockDim.x;
-  if (b.status[f] != status_ok) return;
+  if (b.status[f] == status_skip) return;  // not on another pass's failure
   const bool forward = blockIdx.y == 0;
   const int pad = g.Mn, stride = g.M + 2 * pad;
   const double* gs =
@@ -253,7 +263,9 @@ struct gsum_ring {
   }
 };
 
-// One state's sum over K drift changes with four chains (a quarter of the latency of one), from
+// One state's sum over K drift changes with four chains (a quarter of the latency of one): chain j
+// takes k = j mod 4 in ascending order by explicit FMAs, then (v0 + v1) + (v2 + v3), the order
+// beta_row() of the folded kernel repeats. From
 // `prev` (padded with K zeros on each side) and the state's gsum row `gr` (K / 2 pairs): alpha
 // reads prev[m - clo - k], beta prev[m + clo + k]. Up to K = 16 the window of prev is loaded
 // whole before the products, so that its loads are in flight together; beyond, the registers it
@@ -274,15 +286,15 @@ __device__ __forceinline__ double band_sum(bool forward, const double* prev, int
     for (int k = w; k < w + W; k += 4) {
       const double2 a = gr[k / 2], c = gr[k / 2 + 1];
       if (forward) {  // prev[m - clo - k] = pr[K - 1 - k] = p[K - 1 - k - base]
-        v0 += p[K - 1 - k - base] * a.x;
-        v1 += p[K - 2 - k - base] * a.y;
-        v2 += p[K - 3 - k - base] * c.x;
-        v3 += p[K - 4 - k - base] * c.y;
+        v0 = __fma_rn(p[K - 1 - k - base], a.x, v0);
+        v1 = __fma_rn(p[K - 2 - k - base], a.y, v1);
+        v2 = __fma_rn(p[K - 3 - k - base], c.x, v2);
+        v3 = __fma_rn(p[K - 4 - k - base], c.y, v3);
       } else {
-        v0 += a.x * p[k - base];
-        v1 += a.y * p[k + 1 - base];
-        v2 += c.x * p[k + 2 - base];
-        v3 += c.y * p[k + 3 - base];
+        v0 = __fma_rn(a.x, p[k - base], v0);
+        v1 = __fma_rn(a.y, p[k + 1 - base], v1);
+        v2 = __fma_rn(c.x, p[k + 2 - base], v2);
+        v3 = __fma_rn(c.y, p[k + 3 - base], v3);
       }
     }
   }
@@ -310,7 +322,7 @@ __global__ void fb_ring_kernel(device_geometry g, device_frames b, const double*
   __shared__ std::uint64_t ring_barriers[2][1 << fb_max_log_ring];
   constexpr int Kp = K + 2;  // == g.Kp
   const int f = blockIdx.x, t = threadIdx.x, T = blockDim.x, Tc = T - 64;
-  if (b.status[f] != status_ok) return;
+  if (b.status[f] == status_skip) return;  // not on another pass's failure
   const bool forward = blockIdx.y == 0;
   const int stride = Tc + 2 * K;
   const row_scale scales = row_scale::at(reinterpret_cast<unsigned(*)[32]>(smem), Tc / 32);

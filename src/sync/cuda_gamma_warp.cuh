@@ -85,27 +85,18 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], const Prev& prev, uns
 // 31 more than the 64 a lattice reads).
 constexpr int gamma_warp_max_tasks = 32;
 
-// gamma_warp_kernel<W, NoSub>: grid (warp blocks over m', N, frames); warp w of the (frame, i)
-// takes the `per_warp` states m' from w * per_warp, one after the other: what depends only on
-// (frame, i), or on D, is done once per warp. Writes gsum(k, m') (k = delta - m_n^-, 0 where
-// invalid; see gsum_block) and, when `gamma` is non-null, R at gamma[f][i][m'][k][D]. Shared:
-// gamma_warp_shared(W, blockDim.x) bytes. At most 256 threads (the planner's largest block); rows
-// up to 16 also ask for two blocks per SM, which caps registers at 128 (ptxas needs fewer without
-// spills); wider rows would spill under it.
-template <int W, bool NoSub>
-__global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
-    gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
-                      float* gamma, double* gsum, int per_warp) {
-  extern __shared__ double gamma_red[];
+// The lattices of `tasks` consecutive states m' from mp0 of one (frame, i), run by one warp: what
+// depends only on (frame, i), or on D, is done once. For each state t and each chunk of 32 symbols
+// it hands this lane's row (R for drift changes m_n^- + k, zero where invalid) to
+// sink(t, D, lane_on, F), then adds sum_D Pr{D} R and writes gsum(k, m') (k = delta - m_n^-, 0
+// where invalid; see gsum_block). `red`: this warp's W * gamma_red_stride doubles of shared memory.
+template <int W, bool NoSub, class Sink>
+__device__ __forceinline__ void gamma_warp_states(const device_geometry& g, const device_frames& b,
+                                                  const std::uint32_t* codewords, double* red,
+                                                  double* gsum, int f, int i, int mp0, int tasks,
+                                                  Sink&& sink) {
   constexpr int S = gamma_red_lanes(W), T = 32 / S;
   const int lane = threadIdx.x & 31;
-  const int mp0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per_warp, i = blockIdx.y,
-            f = blockIdx.z;
-  if (mp0 >= g.M) return;  // whole warp
-  if (b.status[f] != status_ok) return;
-  const int tasks = min(per_warp, g.M - mp0);
-  double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
-
   // The received symbols of the warp's lattices as a 96-bit window built with three ballots:
   // bit u = y[first + u], first = n i + m_tau^- + m_n^- + mp0, 0 outside the frame's staged
   // symbols. State mp0 + t reads bits t ... t + 63 (n + W <= 64). Bits at positions the CPU's
@@ -135,12 +126,9 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   // D = lane's codeword and prior, kept for every state when q is one warp's D.
   const std::uint32_t x_lane = x_row[lane];
   const double prior_lane = uniform ? 1.0 : prior_of(b, g, f, i, lane);
-  // R of state mp0 + t at gamma + out_at + t W q (k-major, then D): a running offset.
-  std::size_t out_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * W * g.q;
-  const int task_stride = W * g.q;
   double* gsum_fi = gsum + gsum_block(g, f, i);
 
-  for (int t = 0; t < tasks; ++t, out_at += task_stride) {
+  for (int t = 0; t < tasks; ++t) {
     const int mp = mp0 + t;
     const auto [d0, d1] = drift_changes(g, mp, rest0c - t);
     const bool valid = t >= t_begin && t < t_end && d0 <= d1;
@@ -179,11 +167,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
           if (!(live && delta >= d0 && delta <= d1)) F[k] = 0.0f;
         }
       }
-      if (gamma && lane_on) {
-        float* o = gamma + out_at + D;
-#pragma unroll
-        for (int k = 0; k < W; ++k, o += g.q) *o = F[k];
-      }
+      sink(t, D, lane_on, F);
       // Uniform priors are applied once to the sum (below), not to each product.
       if (uniform) {
 #pragma unroll
@@ -212,6 +196,47 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     if (lane < S * W && lane % S == 0)
       store_gsum(g, gsum_fi, lane / S, mp, uniform ? acc * g.uniform_prior : acc);
   }
+}
+
+// V(m', D) = sum_k beta_{i+1}(m' + m_n^- + k) R(m', k, D), k ascending in one chain of FMAs: the
+// order of every L kernel's inner sum (app_kernel), so that L has the same digits whether R was
+// stored or folded into V. `beta_window[k]` = beta_{i+1}(m' + m_n^- + k), zero outside the states
+// (those terms add exact zeros).
+template <int W>
+__device__ __forceinline__ double fold_beta(const double* beta_window, const float (&F)[W]) {
+  double v = 0;
+#pragma unroll
+  for (int k = 0; k < W; ++k) v = __fma_rn(beta_window[k], static_cast<double>(F[k]), v);
+  return v;
+}
+
+// gamma_warp_kernel<W, NoSub>: grid (warp blocks over m', N, frames); warp w of the (frame, i)
+// takes the `per_warp` states m' from w * per_warp (gamma_warp_states). Writes gsum and, when
+// `gamma` is non-null, R at gamma[f][i][m'][k][D]. Shared: gamma_warp_shared(W, blockDim.x)
+// bytes. At most 256 threads (the planner's largest block); rows up to 16 also ask for two blocks
+// per SM, which caps registers at 128 (ptxas needs fewer without spills); wider rows would spill
+// under it.
+template <int W, bool NoSub>
+__global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
+    gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
+                      float* gamma, double* gsum, int per_warp) {
+  extern __shared__ double gamma_red[];
+  const int mp0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per_warp, i = blockIdx.y,
+            f = blockIdx.z;
+  if (mp0 >= g.M) return;  // whole warp
+  if (b.status[f] != status_ok) return;
+  const int tasks = min(per_warp, g.M - mp0);
+  double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
+  // R of state mp0 + t at gamma[f][i][mp0 + t] (k-major, then D).
+  const std::size_t out_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * W * g.q;
+  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
+                              [&](int t, int D, bool lane_on, const float(&F)[W]) {
+                                if (!gamma || !lane_on) return;
+                                float* o =
+                                    gamma + out_at + static_cast<std::size_t>(t) * W * g.q + D;
+#pragma unroll
+                                for (int k = 0; k < W; ++k, o += g.q) *o = F[k];
+                              });
 }
 
 }  // namespace gpufec::sync::cuda_detail

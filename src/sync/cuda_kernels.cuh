@@ -58,6 +58,8 @@ struct device_frames {
 // Status codes a kernel may leave (host turns them into messages). The failures of alpha/beta are
 // ordered as the CPU reference meets them (forward pass, then the frame end, then the backward
 // pass), and the lowest code wins whichever block of the frame reports first (see report_failure).
+// So alpha runs on a frame whose beta has failed already (the folded path runs beta first): only
+// status_skip stops it.
 enum : int {
   status_ok = 0,
   status_skip = 1,           // undecodable before decoding (length check on the host)

@@ -51,6 +51,11 @@ struct decoder_options {
   // contain the codeword limits; both must contain 0.
   std::optional<drift_limits> frame_limits;
   std::optional<drift_limits> codeword_limits;
+  // CUDA: a chunk of at least this many frames runs gamma and beta interleaved, storing
+  // V = sum beta R instead of R (docs/sync.md); 0: from the device, enough frames that each index
+  // of the chunk fills it many times over. Tests and experiments: the digits are the same either
+  // way.
+  std::size_t fold_min_frames = 0;
 };
 
 std::string to_string(storage_mode s);

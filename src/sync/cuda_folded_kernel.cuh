@@ -1,0 +1,158 @@
+// The folded gamma/beta kernel of a large part (see cuda_kernels.cuh for the plan of work).
+//
+// Why: in a batch, storing R and reading it back for L is HBM-bound (2 x 38 MB per frame at
+// q = 32, N = 210, p = 1e-2), and L cannot run beside the next part's gamma because the writes and
+// reads of R share HBM (bench/RESULTS.md, tenth session). L only needs
+//   V_i(m', D) = sum_k beta_{i+1}(m' + m_n^- + k) R_i(m', k, D),
+// M_n times fewer values than R. gamma_beta_kernel runs each lattice once, when beta_{i+1} of its
+// frame is known, and stores V instead of R: gamma of index i and beta of index i interleave.
+//
+// Work: an item is up to `per_warp` states m' of one (frame, i), one warp each, handed out in the
+// order i = N-1 down to 0, then frame, then states, by a counter. An item of (f, i < N-1) waits
+// until beta_{i+1} of frame f is published. The last item of (f, i) to finish (a per-frame
+// ticket) computes the row beta_i from the gsum blocks all items of (f, i) wrote, publishes it,
+// and so releases the items of (f, i - 1). No deadlock: a warp takes an item only while it runs,
+// and every item an item waits for came earlier from the counter, so the earliest unfinished item
+// never waits. A part's frames interleave, so a wait is rare once a round of items (one index of
+// every frame) is longer than one item plus one beta row.
+//
+// Exactness: beta_i is band_sum's four chains times the power of two fb_ring_kernel would choose
+// (the scale of row beta_{i+1}), so the rows equal fb_ring_kernel's bit for bit, and V is summed
+// in app_kernel's order (fold_beta): a frame has the same digits in the folded path as in the
+// three-kernel path (tests/cuda: DeterministicAcrossRunsAndChunks).
+#pragma once
+
+#include <cuda/atomic>
+
+#include "sync/cuda_fb_kernels.cuh"
+#include "sync/cuda_gamma_warp.cuh"
+
+namespace gpufec::sync::cuda_detail {
+
+// A part's counters, zeroed before each launch: the next item, then per frame the items done and
+// the beta rows published below beta_N.
+__host__ __device__ constexpr std::size_t fold_counters(int frames) {
+  return 1 + 2 * static_cast<std::size_t>(frames);
+}
+using device_counter = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>;
+
+// beta_{i1} of state m (0 outside the states): beta_N from the frame end, else a row the kernel
+// published (read through L2: it was written on another SM during this launch).
+__device__ __forceinline__ double beta_at(const device_geometry& g, const double* beta_f,
+                                          const double* end_prior, long long rho, int i1, int m) {
+  if (m < 0 || m >= g.M) return 0.0;
+  if (i1 == g.N) return fb_start(g, false, m, rho, end_prior);
+  return __ldcg(beta_f + static_cast<std::size_t>(i1) * g.M + m);
+}
+
+// One warp: beta_i of frame f from beta_{i+1} and the backward rows of gsum block (f, i), as
+// fb_ring_kernel<K> computes it; beta_N is written too on the first step. After the last step
+// (i = 0) the frame's backward failure, if any, is recorded.
+template <int K>
+__device__ void beta_row(const device_geometry& g, const device_frames& b, int f, int i,
+                         const double* gsum, double* beta_f, const double* end_prior) {
+  const int lane = threadIdx.x & 31;
+  const long long rho = b.rho[f];
+  auto prev = [&](int m) { return beta_at(g, beta_f, end_prior, rho, i + 1, m); };
+  unsigned key = 0;
+  for (int m = lane; m < g.M; m += 32) {
+    const double v = prev(m);
+    key = max(key, row_scale::key_of(v));
+    if (i + 1 == g.N) beta_f[static_cast<std::size_t>(g.N) * g.M + m] = v;
+  }
+  const double scale = row_scale::of_key(row_scale::warp_max(key));
+  const double* gs = gsum + gsum_block(g, f, i) + static_cast<std::size_t>(g.M) * g.Kp;
+  unsigned key_out = 0;
+  for (int m = lane; m < g.M; m += 32) {
+    const double2* gr = reinterpret_cast<const double2*>(gs + static_cast<std::size_t>(m) * g.Kp);
+    double v0 = 0, v1 = 0, v2 = 0, v3 = 0;  // band_sum's chains
+#pragma unroll 1
+    for (int k = 0; k < K; k += 4) {
+      const double2 a = __ldcg(gr + k / 2), c = __ldcg(gr + k / 2 + 1);
+      const int mm = m + g.clo + k;
+      v0 = __fma_rn(a.x, prev(mm), v0);
+      v1 = __fma_rn(a.y, prev(mm + 1), v1);
+      v2 = __fma_rn(c.x, prev(mm + 2), v2);
+      v3 = __fma_rn(c.y, prev(mm + 3), v3);
+    }
+    const double v = ((v0 + v1) + (v2 + v3)) * scale;
+    beta_f[static_cast<std::size_t>(i) * g.M + m] = v;
+    key_out = max(key_out, row_scale::key_of(v));
+  }
+  key_out = row_scale::warp_max(key_out);
+  if (i != 0) return;
+  unsigned key_end = 0;  // fb_ring_kernel's first scale: that of beta_N
+  for (int m = lane; m < g.M; m += 32)
+    key_end = max(key_end, row_scale::key_of(fb_start(g, false, m, rho, end_prior)));
+  key_end = row_scale::warp_max(key_end);
+  const int why = beta_failure(row_scale::of_key(key_end), row_scale::of_key(key_out));
+  if (lane == 0 && why != status_ok) record_failure(b, f, why);
+}
+
+// beta_{i+1} values a warp keeps for V: its states' windows, at most 32 + 32 - 1.
+constexpr int gamma_fold_window = 64;
+// Dynamic shared memory of a gamma_beta_kernel<W> block of `threads` threads.
+__host__ __device__ constexpr std::size_t gamma_beta_shared(int W, int threads) {
+  return gamma_warp_shared(W, threads) +
+         static_cast<std::size_t>(threads / 32) * gamma_fold_window * sizeof(double);
+}
+
+// gamma_beta_kernel<W, NoSub>: 1-D grid of warps, one item each (see above); `counters` holds
+// fold_counters(b.frames) zeros. Writes gsum, V[f][i][m'][D] (doubles) and every row of beta
+// (alpha comes after, from gsum). Shared: gamma_beta_shared(W, blockDim.x) bytes. Registers are
+// capped (no spills at any width, ptxas -v): left alone, V's sums take 114 at W = 16 and the
+// kernel keeps 16 warps per SM instead of gamma_warp_kernel's 20, 8% slower issue (ncu).
+template <int W, bool NoSub>
+__global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
+    gamma_beta_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords, double* V,
+                      double* gsum, double* beta, const double* end_prior,
+                      unsigned long long* counters, int per_warp) {
+  constexpr int K = (W + 3) / 4 * 4;  // == g.Kg
+  extern __shared__ double fold_shared[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  double* red = fold_shared + warp * (W * gamma_red_stride);
+  double* window =
+      fold_shared + (blockDim.x >> 5) * (W * gamma_red_stride) + warp * gamma_fold_window;
+  unsigned long long* done = counters + 1;
+  unsigned long long* ready = done + b.frames;
+  const int chunks = (g.M + per_warp - 1) / per_warp;
+  const unsigned long long round = static_cast<unsigned long long>(b.frames) * chunks;
+  unsigned long long item = 0;
+  if (lane == 0) item = device_counter(counters[0]).fetch_add(1, ::cuda::memory_order_relaxed);
+  item = __shfl_sync(0xffffffffu, item, 0);
+  if (item >= round * g.N) return;  // whole warp
+  const int i = g.N - 1 - static_cast<int>(item / round);
+  const int f = static_cast<int>(item % round / chunks);
+  const int mp0 = static_cast<int>(item % chunks) * per_warp;
+  if (b.status[f] != status_ok) return;  // no item of the frame runs, none waits for one
+  const int tasks = min(per_warp, g.M - mp0);
+  double* beta_f = beta + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
+  if (i + 1 < g.N) {  // beta_{i+1} published
+    const unsigned long long rows = g.N - 1 - i;
+    while (device_counter(ready[f]).load(::cuda::memory_order_acquire) < rows) __nanosleep(64);
+  }
+  const long long rho = b.rho[f];
+  for (int x = lane; x < tasks + W - 1; x += 32)
+    window[x] = beta_at(g, beta_f, end_prior, rho, i + 1, mp0 + g.clo + x);
+  __syncwarp();
+  const std::size_t v_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * g.q;
+  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
+                              [&](int t, int D, bool lane_on, const float(&F)[W]) {
+                                const double v = fold_beta<W>(window + t, F);
+                                if (lane_on) V[v_at + static_cast<std::size_t>(t) * g.q + D] = v;
+                              });
+  // This item's gsum is out; the last item of (f, i) to finish computes beta_i.
+  __threadfence();
+  __syncwarp();
+  unsigned long long before = 0;
+  if (lane == 0) before = device_counter(done[f]).fetch_add(1, ::cuda::memory_order_acq_rel);
+  before = __shfl_sync(0xffffffffu, before, 0);
+  if (before + 1 != static_cast<unsigned long long>(chunks) * (g.N - i)) return;
+  __threadfence();
+  beta_row<K>(g, b, f, i, gsum, beta_f, end_prior);
+  __threadfence();
+  __syncwarp();
+  if (lane == 0) device_counter(ready[f]).store(g.N - i, ::cuda::memory_order_release);
+}
+
+}  // namespace gpufec::sync::cuda_detail
