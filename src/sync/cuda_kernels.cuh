@@ -11,6 +11,10 @@
 //                     warps of their own, or fb_kernel, the general one.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (local storage), plus the drift posterior lambda_i.
+// A chunk of many frames (decoder_options::fold_min_frames) folds beta into gamma instead:
+// gamma_beta_kernel (cuda_folded_kernel.cuh) runs the lattices of index i once beta_{i+1} of their
+// frame is known, computes the beta rows itself and stores V = sum_k beta R, M_n times fewer values
+// than R; then alpha alone (fb_ring_kernel) and app_kernel from V. The same digits either way.
 //
 // The lattice evaluates each node as (ins*left + del*up) + Q*diag with explicit round-to-nearest
 // intrinsics (no FMA contraction), the same order as the CPU reference, so gamma is bit-identical
