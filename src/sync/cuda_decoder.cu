@@ -508,7 +508,9 @@ long long cuda_engine::resident_fold_warps() const {
 }
 
 bool cuda_engine::chunk_folds(int count) const {
-  return fold_shape_.threads > 0 && count >= fold_min_frames();
+  // Every item is a warp of a 1-D grid: at most one per state, within grid.x.
+  const long long states = static_cast<long long>(g_.N) * count * g_.M;
+  return fold_shape_.threads > 0 && count >= fold_min_frames() && states <= 0x7fffffffLL;
 }
 
 bool cuda_engine::folded(const part& p) const {
