@@ -175,7 +175,6 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   }
   __syncthreads();
   // L(D) = Pr{D} sum over groups (in group order), then normalize over D and take the argmax.
-  double local = 0;
   for (int D = t; D < g.q; D += T) {
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;  // four chains, added in a fixed order
     int z = 0;
@@ -188,9 +187,9 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
     for (; z < G; ++z) s0 += acc[z * g.q + D];
     const double s = (s0 + s1) + (s2 + s3);
     acc[D] = s * prior_of(b, g, f, i, D);
-    local += acc[D];
   }
-  const double total = block_sum(local, scratch);
+  const double total = ordered_sum(
+      g.q, [&](int D) { return acc[D]; }, scratch);
   if (!(total > 0) || !isfinite(total)) {
     if (t == 0) atomicCAS(&b.status[f], status_ok, status_zero_app);
     return;
@@ -214,9 +213,8 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
     const double* av = alpha + f * rows + static_cast<std::size_t>(which) * g.M;
     const double* bv = beta + f * rows + static_cast<std::size_t>(which) * g.M;
     double* lv = lambda + f * rows + static_cast<std::size_t>(which) * g.M;
-    double s = 0;
-    for (int m = t; m < g.M; m += T) s += av[m] * bv[m];
-    const double tot = block_sum(s, scratch);
+    const double tot = ordered_sum(
+        g.M, [&](int m) { return av[m] * bv[m]; }, scratch);
     for (int m = t; m < g.M; m += T) lv[m] = tot > 0 ? av[m] * bv[m] / tot : 0.0;
   }
 }

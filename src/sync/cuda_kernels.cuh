@@ -180,16 +180,24 @@ __device__ void run_lattice(const device_geometry& g, std::uint32_t x, const std
   }
 }
 
-// Block-wide sum of one double per thread (all threads must call); `scratch` holds 32 doubles.
-__device__ __forceinline__ double block_sum(double v, double* scratch) {
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  __syncthreads();  // scratch may still be read from a previous call
-  if (lane == 0) scratch[warp] = v;
+// Sum of value(k), k = 0..n-1, in an order fixed by n alone, not by the block's shape (an L block
+// is wider for a small batch, and a frame must get the same digits in any batch): partial l adds
+// k = l, l + 32, ... in turn, then the 32 partials pair up as a butterfly over a warp would add
+// them. All threads must call; `scratch` holds 32 doubles and ends with the sum in scratch[0].
+template <class Value>
+__device__ __forceinline__ double ordered_sum(int n, Value value, double* scratch) {
+  __syncthreads();  // the values are written; scratch may still be read from a previous call
+  for (int l = threadIdx.x; l < 32; l += blockDim.x) {
+    double s = 0;
+    for (int k = l; k < n; k += 32) s += value(k);
+    scratch[l] = s;
+  }
   __syncthreads();
-  double total = 0;
-  for (int w = 0; w < warps; ++w) total += scratch[w];  // same order in every thread
-  return total;
+  if (threadIdx.x == 0)
+    for (int w = 16; w >= 1; w /= 2)
+      for (int l = 0; l < w; ++l) scratch[l] += scratch[l + w];
+  __syncthreads();
+  return scratch[0];
 }
 
 // Block-wide argmax of (value, index) pairs, one per thread (all threads must call): the largest

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/sync/decoder.hpp"
@@ -189,6 +190,47 @@ TEST(SyncCuda, DeterministicAcrossRunsAndChunks) {
   whole.decode(one.view(), d);
   const std::size_t per = std::size_t{100} * 32;
   EXPECT_TRUE(std::equal(d.app.begin(), d.app.end(), a.app.begin() + 17 * per));
+}
+
+// A frame decoded alone gets the widest L block, in a batch the narrowest: the sums over D and
+// over the drift states (M_tau = 88 against 64 threads in a batch at q = 32) must not depend on it.
+// Frames of random bits through a channel with many substitutions keep the APPs and drift
+// posteriors of comparable size, so that any other order of the sums shows in the digits. APPs,
+// decisions and drift posteriors, bit for bit.
+TEST(SyncCuda, AFrameHasTheSameDigitsAloneAndInABatch) {
+  SKIP_WITHOUT_GPU();
+  for (const auto& [q, n, N] : {std::tuple{64, 8, 100}, std::tuple{32, 10, 210}}) {
+    const bsid_params ch{1e-2, 1e-2, 0.2};
+    const tvb_code code = tvb_code::random(q, n, N, 19);
+    batch<std::uint8_t> frames;
+    philox_stream rng(23, rng_channel, q);
+    std::vector<std::uint8_t> y(code.tau());
+    for (int f = 0; f < 40; ++f) {
+      for (auto& bit : y) bit = static_cast<std::uint8_t>(rng.next_below(2));
+      frames.push_back(y);
+    }
+    decoder_plan plan(code, ch, {}, backend::cuda, 40);
+    decode_output all;
+    plan.decode(frames.view(), all);
+    ASSERT_TRUE(std::all_of(all.decoded.begin(), all.decoded.end(), [](auto d) { return d; }));
+    const std::size_t per = static_cast<std::size_t>(N) * q,
+                      lambdas = static_cast<std::size_t>(N + 1) * all.M_tau;
+    for (std::size_t f : {0, 17, 39}) {
+      batch<std::uint8_t> one;
+      one.push_back(frames.frame(f));
+      decode_output alone;
+      plan.decode(one.view(), alone);
+      const std::string what = cat("q ", q, " frame ", f, "\n", plan.describe());
+      EXPECT_TRUE(std::equal(alone.app.begin(), alone.app.end(), all.app.begin() + f * per))
+          << what;
+      EXPECT_TRUE(
+          std::equal(alone.decisions.begin(), alone.decisions.end(), all.decisions.begin() + f * N))
+          << what;
+      EXPECT_TRUE(std::equal(alone.drift_posterior.begin(), alone.drift_posterior.end(),
+                             all.drift_posterior.begin() + f * lambdas))
+          << what;
+    }
+  }
 }
 
 // A chunk of at least fold_min_frames frames takes the folded path (gamma and beta interleaved, V
