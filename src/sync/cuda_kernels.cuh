@@ -182,20 +182,30 @@ __device__ void run_lattice(const device_geometry& g, std::uint32_t x, const std
 
 // Sum of value(k), k = 0..n-1, in an order fixed by n alone, not by the block's shape (an L block
 // is wider for a small batch, and a frame must get the same digits in any batch): partial l adds
-// k = l, l + 32, ... in turn, then the 32 partials pair up as a butterfly over a warp would add
-// them. All threads must call; `scratch` holds 32 doubles and ends with the sum in scratch[0].
+// k = l, l + 32, ... in turn, then partial l takes partial l + w for w = 16, 8, ..., 1. Warp 0 does
+// it with a butterfly of shuffles (lane 0 adds the same pairs in the same order); a block of fewer
+// than 32 threads in shared memory. All threads must call; `scratch` holds 32 doubles.
 template <class Value>
 __device__ __forceinline__ double ordered_sum(int n, Value value, double* scratch) {
   __syncthreads();  // the values are written; scratch may still be read from a previous call
-  for (int l = threadIdx.x; l < 32; l += blockDim.x) {
-    double s = 0;
-    for (int k = l; k < n; k += 32) s += value(k);
-    scratch[l] = s;
+  if (blockDim.x >= 32) {
+    if (threadIdx.x < 32) {
+      double s = 0;
+      for (int k = threadIdx.x; k < n; k += 32) s += value(k);
+      for (int w = 16; w >= 1; w /= 2) s += __shfl_xor_sync(0xffffffffu, s, w);
+      if (threadIdx.x == 0) scratch[0] = s;
+    }
+  } else {
+    for (int l = threadIdx.x; l < 32; l += blockDim.x) {
+      double s = 0;
+      for (int k = l; k < n; k += 32) s += value(k);
+      scratch[l] = s;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0)
+      for (int w = 16; w >= 1; w /= 2)
+        for (int l = 0; l < w; ++l) scratch[l] += scratch[l + w];
   }
-  __syncthreads();
-  if (threadIdx.x == 0)
-    for (int w = 16; w >= 1; w /= 2)
-      for (int l = 0; l < w; ++l) scratch[l] += scratch[l + w];
   __syncthreads();
   return scratch[0];
 }
