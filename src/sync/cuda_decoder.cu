@@ -43,37 +43,36 @@ int d_lanes(int q, int max_threads) {
   return q < 32 ? q : std::min(round_up(q, 32), std::max(32, max_threads / 32 * 32));
 }
 
-using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, float*,
-                               double*, int);
+// The register-row kernel families, one instantiation per row width and channel.
+struct gamma_warp_kernels {
+  template <int W, bool NoSub>
+  static constexpr auto fn = gamma_warp_kernel<W, NoSub>;
+};
+struct gamma_beta_kernels {
+  template <int W, bool NoSub>
+  static constexpr auto fn = gamma_beta_kernel<W, NoSub>;
+};
 
-template <bool NoSub, int... W>
-std::array<gamma_warp_fn, sizeof...(W)> gamma_warp_table(std::integer_sequence<int, W...>) {
-  return {gamma_warp_kernel<W + 2, NoSub>...};
+template <class Kernels, bool NoSub, int... W>
+auto width_table(std::integer_sequence<int, W...>) {
+  return std::array{Kernels::template fn<W + 2, NoSub>...};
 }
 
-// The register-row gamma kernel for a row of W = M_n entries, 2 <= W <= 32, and a channel with
+// A family's kernel for a row of W = M_n entries, 2 <= W <= 32 (else null), and a channel with
 // (nosub false) or without substitutions.
-gamma_warp_fn gamma_warp_for(int W, bool nosub) {
-  static const auto with_sub = gamma_warp_table<false>(std::make_integer_sequence<int, 31>{});
-  static const auto no_sub = gamma_warp_table<true>(std::make_integer_sequence<int, 31>{});
-  if (W < 2 || W > gamma_warp_max_width) return nullptr;
+template <class Kernels>
+auto kernel_for_width(int W, bool nosub) {
+  static const auto with_sub = width_table<Kernels, false>(std::make_integer_sequence<int, 31>{});
+  static const auto no_sub = width_table<Kernels, true>(std::make_integer_sequence<int, 31>{});
+  if (W < 2 || W > gamma_warp_max_width) return typename decltype(with_sub)::value_type{};
   return nosub ? no_sub[W - 2] : with_sub[W - 2];
 }
 
-using gamma_beta_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, double*,
-                               double*, double*, const double*, unsigned long long*, int);
-
-template <bool NoSub, int... W>
-std::array<gamma_beta_fn, sizeof...(W)> gamma_beta_table(std::integer_sequence<int, W...>) {
-  return {gamma_beta_kernel<W + 2, NoSub>...};
+auto gamma_warp_for(int W, bool nosub) {
+  return kernel_for_width<gamma_warp_kernels>(W, nosub);
 }
-
-// The folded gamma/beta kernel for the widths of gamma_warp_for().
-gamma_beta_fn gamma_beta_for(int W, bool nosub) {
-  static const auto with_sub = gamma_beta_table<false>(std::make_integer_sequence<int, 31>{});
-  static const auto no_sub = gamma_beta_table<true>(std::make_integer_sequence<int, 31>{});
-  if (W < 2 || W > gamma_warp_max_width) return nullptr;
-  return nosub ? no_sub[W - 2] : with_sub[W - 2];
+auto gamma_beta_for(int W, bool nosub) {
+  return kernel_for_width<gamma_beta_kernels>(W, nosub);
 }
 
 using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
@@ -259,7 +258,7 @@ void cuda_engine::allocate(std::size_t frames) {
   if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
   app_blocks_done_.resize(1);
-  counters_.resize(2 * frames + max_parts);  // fold_counters() of each part (launch)
+  counters_.resize(fold_counters(static_cast<int>(frames)));
   GPUFEC_CUDA_CHECK(cudaMemset(app_blocks_done_.get(), 0, sizeof(unsigned)));
   // The entries of gsum no gamma kernel writes stay zero, as alpha/beta expect (gsum_block).
   GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
@@ -330,7 +329,7 @@ void cuda_engine::choose_shapes() {
       g_.Mn <= gamma_warp_max_width && g_.N <= 65535)  // i is grid.y
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
-    const gamma_warp_fn kernel = gamma_warp_for(gamma_width_, gamma_nosub());
+    const auto kernel = gamma_warp_for(gamma_width_, gamma_nosub());
     for (int threads = 32; threads <= target_threads; threads *= 2) {
       const std::size_t shared = gamma_warp_shared(gamma_width_, threads);
       if (shared > shared_optin_) continue;
@@ -409,7 +408,7 @@ void cuda_engine::choose_shapes() {
   fold_shape_ = {};
   app_v_shape_ = {};
   if (gamma_width_ && fb_width_ && global_) {
-    const gamma_beta_fn kernel = gamma_beta_for(gamma_width_, gamma_nosub());
+    const auto kernel = gamma_beta_for(gamma_width_, gamma_nosub());
     const int threads = gamma_shape_.threads;
     const std::size_t shared = gamma_beta_shared(gamma_width_, threads);
     if (shared <= shared_optin_) {
@@ -554,7 +553,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   if (folded(p)) {
     // gamma and beta interleaved (V in the place of R), then alpha alone, then L from V.
-    unsigned long long* counters = counters_.get() + 2 * first + (&p - parts_.data());
+    unsigned long long* counters = counters_.get();  // a folded chunk is one part
     GPUFEC_CUDA_CHECK(cudaMemsetAsync(counters, 0, fold_counters(p.count) * 8, st));
     const int per_warp = fold_states_per_warp(p.count);
     const long long items =
