@@ -230,6 +230,10 @@ TEST(SyncDecoder, StorageAutoFollowsBudget) {
   EXPECT_EQ(tight.summary().storage, storage_mode::local);
   EXPECT_LT(tight.memory_estimate(), roomy.memory_estimate());
   EXPECT_NE(tight.describe().find("storage local"), std::string::npos);
+  // compact is a GPU mode; the CPU keeps one index of gamma anyway and runs it as local.
+  o.storage = storage_mode::compact;
+  EXPECT_EQ(decoder_plan(code, ch, o).summary().storage, storage_mode::local);
+  EXPECT_EQ(to_string(storage_mode::compact), "compact");
 }
 
 TEST(SyncDecoder, RejectsBadInput) {

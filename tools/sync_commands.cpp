@@ -5,6 +5,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
@@ -14,6 +16,15 @@
 
 namespace gpufec::cli {
 namespace {
+
+const std::vector<std::string> storage_names = {"auto", "global", "compact", "local"};
+
+sync::storage_mode storage_from(const std::string& name) {
+  for (auto s :
+       {sync::storage_mode::global, sync::storage_mode::compact, sync::storage_mode::local})
+    if (name == sync::to_string(s)) return s;
+  return sync::storage_mode::automatic;
+}
 
 // What describes the code and the decoder, shared by simulate and decode.
 struct sync_code_options {
@@ -36,9 +47,7 @@ struct sync_code_options {
   sync::decoder_options decoder() const {
     sync::decoder_options o;
     o.Pr = Pr;
-    o.storage = storage == "global"  ? sync::storage_mode::global
-                : storage == "local" ? sync::storage_mode::local
-                                     : sync::storage_mode::automatic;
+    o.storage = storage_from(storage);
     o.lattice = lattice == "full" ? sync::lattice_mode::full : sync::lattice_mode::corridor;
     o.lattice_real = lattice_real == "double" ? sync::real_kind::f64 : sync::real_kind::f32;
     o.end_known = end == "known";
@@ -67,8 +76,10 @@ void add_code_options(CLI::App& cmd, sync_code_options& o) {
                  "none, or random: a pseudo-random watermark added onto the frame")
       ->check(CLI::IsMember({"none", "random"}))
       ->capture_default_str();
-  cmd.add_option("--storage", o.storage, "gamma storage: auto, global or local")
-      ->check(CLI::IsMember({"auto", "global", "local"}))
+  cmd.add_option("--storage", o.storage,
+                 "gamma storage: auto, global, compact (CUDA: sums over D kept) or local (a ring "
+                 "of indices, the paper's)")
+      ->check(CLI::IsMember(storage_names))
       ->capture_default_str();
   cmd.add_option("--lattice", o.lattice,
                  "receiver metric: corridor (within the drift limits) or full")
@@ -227,8 +238,8 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
   cmd.add_option("--repeats", o->repeats, "timed repetitions after a warm-up")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd.add_option("--storage", o->storage, "auto, global or local")
-      ->check(CLI::IsMember({"auto", "global", "local"}))
+  cmd.add_option("--storage", o->storage, "auto, global, compact or local")
+      ->check(CLI::IsMember(storage_names))
       ->capture_default_str();
   cmd.add_flag("--drift", o->drift, "also compute and copy back the drift posterior");
   cmd.add_option("--fold-min-frames", o->fold_min_frames,
@@ -245,9 +256,7 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
     cfg.cpu_threads = common.threads > 0 ? common.threads : 1;
     cfg.repeats = o->repeats;
     cfg.seed = common.seed ? common.seed : 1;
-    cfg.storage = o->storage == "global"  ? sync::storage_mode::global
-                  : o->storage == "local" ? sync::storage_mode::local
-                                          : sync::storage_mode::automatic;
+    cfg.storage = storage_from(o->storage);
     bool cuda = false;
     for (auto b : common.resolved_backends()) cuda |= b == backend::cuda;
     cfg.cuda = cuda;

@@ -1,11 +1,10 @@
 // The CUDA engine: shapes from device limits, storage and chunk size from free memory (falling
-// back to smaller chunks and local storage when an allocation fails), and the launch sequence.
+// back to smaller chunks and leaner storage when an allocation fails), and the launch sequence.
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <iterator>
 #include <sstream>
-#include <utility>
 
 #include "common/host_copy.hpp"
 #include "sync/cuda_decoder_kernels.cuh"
@@ -13,6 +12,7 @@
 #include "sync/cuda_fb_kernels.cuh"
 #include "sync/cuda_folded_kernel.cuh"
 #include "sync/cuda_gamma_warp.cuh"
+#include "sync/cuda_kernel_tables.cuh"
 
 namespace gpufec::sync {
 namespace cuda_detail {
@@ -41,69 +41,6 @@ void allow_shared(Kernel kernel, std::size_t shared) {
 // Lanes over D: q itself when below a warp (several states then share a block), else whole warps.
 int d_lanes(int q, int max_threads) {
   return q < 32 ? q : std::min(round_up(q, 32), std::max(32, max_threads / 32 * 32));
-}
-
-// The register-row kernel families, one instantiation per row width and channel.
-struct gamma_warp_kernels {
-  template <int W, bool NoSub>
-  static constexpr auto fn = gamma_warp_kernel<W, NoSub>;
-};
-struct gamma_beta_kernels {
-  template <int W, bool NoSub>
-  static constexpr auto fn = gamma_beta_kernel<W, NoSub>;
-};
-
-template <class Kernels, bool NoSub, int... W>
-auto width_table(std::integer_sequence<int, W...>) {
-  return std::array{Kernels::template fn<W + 2, NoSub>...};
-}
-
-// A family's kernel for a row of W = M_n entries, 2 <= W <= 32 (else null), and a channel with
-// (nosub false) or without substitutions.
-template <class Kernels>
-auto kernel_for_width(int W, bool nosub) {
-  static const auto with_sub = width_table<Kernels, false>(std::make_integer_sequence<int, 31>{});
-  static const auto no_sub = width_table<Kernels, true>(std::make_integer_sequence<int, 31>{});
-  if (W < 2 || W > gamma_warp_max_width) return typename decltype(with_sub)::value_type{};
-  return nosub ? no_sub[W - 2] : with_sub[W - 2];
-}
-
-auto gamma_warp_for(int W, bool nosub) {
-  return kernel_for_width<gamma_warp_kernels>(W, nosub);
-}
-auto gamma_beta_for(int W, bool nosub) {
-  return kernel_for_width<gamma_beta_kernels>(W, nosub);
-}
-
-using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
-                            const double*, int);
-
-template <int... J>
-std::array<fb_ring_fn, sizeof...(J)> fb_ring_table(std::integer_sequence<int, J...>) {
-  return {fb_ring_kernel<4 * (J + 1)>...};
-}
-
-// alpha/beta with a thread per state and a compile-time bound K >= M_n on the drift changes,
-// K in {4, 8, ..., 32}.
-fb_ring_fn fb_ring_for(int K) {
-  static const auto table = fb_ring_table(std::make_integer_sequence<int, 8>{});
-  return K >= 4 && K <= 32 && K % 4 == 0 ? table[K / 4 - 1] : nullptr;
-}
-
-using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, int, int, int,
-                        const void*, const double*, const double*, double*, std::uint32_t*, double*,
-                        int*, unsigned*);
-
-// The L kernel for the lattice's real type, where V comes from (app_source) and the symbols per
-// thread (4: float R read with 16-byte loads).
-app_fn app_for(bool f64, app_source source, int vw) {
-  if (f64)
-    return source == app_from_gamma ? app_kernel<double, app_from_gamma, 1>
-                                    : app_kernel<double, app_from_lattice, 1>;
-  if (source == app_from_v) return app_kernel<float, app_from_v, 1>;
-  if (source == app_from_gamma)
-    return vw == 4 ? app_kernel<float, app_from_gamma, 4> : app_kernel<float, app_from_gamma, 1>;
-  return app_kernel<float, app_from_lattice, 1>;
 }
 
 constexpr std::size_t pinned_output_limit = std::size_t{256} << 20;  // bytes staged per chunk
@@ -164,6 +101,10 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   bulk_copies_ = prop.major >= 9;
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
+  for (cudaStream_t& st : ring_streams_)
+    GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (cudaEvent_t& e : ring_events_)
+    GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   GPUFEC_CUDA_CHECK(cudaEventCreate(&start_));
   GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&inputs_ready_, cudaEventDisableTiming));
   GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming));
@@ -194,20 +135,24 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   GPUFEC_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t budget = options.memory_budget ? options.memory_budget : free_bytes / 10 * 8;
   const std::size_t limit = std::min<std::size_t>(max_batch, 65535);  // grid.y
-  const std::size_t global_fit = std::min(limit, budget / bytes_per_frame(true));
-  const std::size_t local_fit = std::min(limit, budget / bytes_per_frame(false));
+  auto fit = [&](storage_mode s) { return std::min(limit, budget / bytes_per_frame(s)); };
+  // automatic: the fastest mode that fits a few frames (or as many as the batch has), else the
+  // one that fits the most.
+  const std::size_t few = std::min<std::size_t>(limit, 8);
   if (storage == storage_mode::automatic)
-    storage =
-        global_fit >= std::min<std::size_t>(limit, 8) ? storage_mode::global : storage_mode::local;
-  global_ = storage == storage_mode::global;
-  std::size_t frames = global_ ? global_fit : local_fit;
+    storage = fit(storage_mode::global) >= few ? storage_mode::global
+              : fit(storage_mode::compact) >= std::min(few, fit(storage_mode::local))
+                  ? storage_mode::compact
+                  : storage_mode::local;
+  storage_ = storage;
+  std::size_t frames = fit(storage_);
   if (frames == 0)
-    throw out_of_memory(cat("the CUDA sync decoder needs ", bytes_per_frame(global_),
+    throw out_of_memory(cat("the CUDA sync decoder needs ", bytes_per_frame(storage_),
                             " bytes per frame with ", to_string(storage),
                             " storage but the budget is ", budget, " bytes (", free_bytes,
                             " free on the device)"));
-  // An allocation can still fail (fragmentation, other processes): halve the chunk, then try
-  // local storage when the storage was chosen automatically.
+  // An allocation can still fail (fragmentation, other processes): halve the chunk, then try the
+  // next mode (compact, then local) when the storage was chosen automatically.
   const bool may_switch = options.storage == storage_mode::automatic;
   for (;;) {
     try {
@@ -216,10 +161,10 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
     } catch (const out_of_memory&) {
       if (frames > 1) {
         frames /= 2;
-      } else if (global_ && may_switch) {
-        global_ = false;
-        storage = storage_mode::local;
-        frames = local_fit;
+      } else if (may_switch && storage_ != storage_mode::local) {
+        storage_ = storage_ == storage_mode::global ? storage_mode::compact : storage_mode::local;
+        storage = storage_;
+        frames = std::max<std::size_t>(fit(storage_), 1);
       } else {
         throw;
       }
@@ -238,15 +183,25 @@ cuda_engine::~cuda_engine() {
   graph_.reset();
   for (cudaEvent_t e : {start_, inputs_ready_, joined_})
     if (e) cudaEventDestroy(e);
+  for (cudaEvent_t e : ring_events_)
+    if (e) cudaEventDestroy(e);
   for (cudaStream_t st : {stream_, stream2_})
+    if (st) cudaStreamDestroy(st);
+  for (cudaStream_t st : ring_streams_)
     if (st) cudaStreamDestroy(st);
 }
 
-std::size_t cuda_engine::bytes_per_frame(bool global) const {
-  const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q;
+// Index rows of R and gsum kept per frame: all N, or the ring of local storage.
+int cuda_engine::stored_rows(storage_mode s) const {
+  return s == storage_mode::local ? std::min(g_.N, static_cast<int>(ring_streams_.size())) : g_.N;
+}
+
+std::size_t cuda_engine::bytes_per_frame(storage_mode s) const {
+  const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, rows = stored_rows(s);
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
-  return (global ? N * M * Mn * q * real_bytes : 0) + gsum_block(g_, 0, g_.N) * 8  // gamma, gsum
-         + 3 * (N + 1) * M * 8     // alpha, beta, lambda
+  return (s != storage_mode::compact ? rows * M * Mn * q * real_bytes : 0)  // R
+         + rows * g_.gsum_stride * 8                                        // gsum
+         + 3 * (N + 1) * M * 8                                              // alpha, beta, lambda
          + N * q * 8 * 2 + N * 4   // app, priors, decisions
          + capacity_ + 2 * 8 + 4;  // y, offsets, rho, status
 }
@@ -254,8 +209,10 @@ std::size_t cuda_engine::bytes_per_frame(bool global) const {
 void cuda_engine::allocate(std::size_t frames) {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q;
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
+  g_.rows = stored_rows(storage_);
+  g_.index0 = 0;
   gamma_.release();
-  if (global_) gamma_.resize(frames * N * M * Mn * q * real_bytes);
+  if (stores_gamma()) gamma_.resize(frames * g_.rows * M * Mn * q * real_bytes);
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
   app_blocks_done_.resize(1);
   counters_.resize(fold_counters(static_cast<int>(frames)));
@@ -288,7 +245,7 @@ std::size_t cuda_engine::allocated_bytes() const {
 
 // Symbols per lane of the L kernel: 4 (one 16-byte load of stored float R) when q allows it.
 int cuda_engine::app_symbols_per_lane() const {
-  return !f64_lattice_ && global_ && g_.q % 4 == 0 ? 4 : 1;
+  return !f64_lattice_ && stores_gamma() && g_.q % 4 == 0 ? 4 : 1;
 }
 
 // Block shapes (seed paper sec. V): lanes over D, then as many states per block as keep the block
@@ -357,11 +314,11 @@ void cuda_engine::choose_shapes() {
   auto app_shared = [&](int lanes, int states) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
     return 8 * (static_cast<std::size_t>(app_groups_) * g_.q + 2 * g_.M) +
-           (global_ ? 0 : real_bytes * g_.row_len * T);
+           (stores_gamma() ? 0 : real_bytes * g_.row_len * T);
   };
   const int max_groups = std::min(app_groups_, g_.M);
-  const app_fn app =
-      app_for(f64_lattice_, global_ ? app_from_gamma : app_from_lattice, app_symbols_per_lane());
+  const app_fn app = app_for(f64_lattice_, stores_gamma() ? app_from_gamma : app_from_lattice,
+                             app_symbols_per_lane());
   app_shape_ =
       pick(app, d_lanes(g_.q / app_symbols_per_lane(), target_threads), max_groups, app_shared);
   // alpha/beta: one block per (frame, direction). First choice: a thread per state and the two
@@ -403,11 +360,31 @@ void cuda_engine::choose_shapes() {
     }
   }
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
+  // Local storage's alpha/beta, one step per launch: a block per frame, a thread per state up to
+  // 512, in the order of the persistent kernel above (the same digits in every storage mode).
+  step_shape_ = {};
+  if (ring()) {
+    const std::size_t shared = 8 * (M + 2 * static_cast<std::size_t>(std::max(fb_width_, g_.Mn)));
+    require<out_of_memory>(shared <= shared_optin_, "a row of ", g_.M,
+                           " drift states needs more shared memory than the device's ",
+                           shared_optin_, " bytes per block");
+    const fb_step_fn step = fb_step_for(fb_width_);
+    allow_shared(step, shared);
+    for (int threads = std::min({round_up(g_.M, 32), 512, max_block_threads_}); threads >= 32;
+         threads = round_up(threads / 2, 32)) {
+      if (const int blocks = occupancy(step, threads, shared); blocks > 0) {
+        step_shape_ = {threads, 1, threads, shared, blocks};
+        break;
+      }
+      if (threads == 32) break;
+    }
+    require(step_shape_.threads > 0, "no block of the alpha/beta step kernel fits the device");
+  }
   // The folded path (gamma_beta_kernel, alpha alone, L from V) for large parts: it needs the
   // register-row gamma, beta rows as fb_ring_kernel computes them, and V in the place of R.
   fold_shape_ = {};
   app_v_shape_ = {};
-  if (gamma_width_ && fb_width_ && global_) {
+  if (gamma_width_ && fb_width_ && storage_ == storage_mode::global) {
     const auto kernel = gamma_beta_for(gamma_width_, gamma_nosub());
     const int threads = gamma_shape_.threads;
     const std::size_t shared = gamma_beta_shared(gamma_width_, threads);
@@ -456,7 +433,7 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
                            .c_str()
                      : "alpha/beta",
            fb_shape_, "frames x 2 (persistent over i)"),
-      line(cat("L (", global_ ? "stored" : "recomputed", " gamma",
+      line(cat("L (", stores_gamma() ? "stored" : "recomputed", " gamma",
                app_symbols_per_lane() > 1 ? ", 4 symbols per lane" : "", ")")
                .c_str(),
            app_shape_, cat(g_.N, " x frames")),
@@ -471,16 +448,20 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
   } else {
     lines.push_back("gamma+beta folded: not for this geometry, storage or device");
   }
-  lines.push_back(cat("storage ", global_ ? "global" : "local", ", chunk ", chunk_,
-                      " frames of max batch ", max_batch_));
+  if (ring())
+    lines.push_back(line("alpha/beta step (local storage)", step_shape_,
+                         cat("frames, a launch per index and direction, index i on stream i % ",
+                             g_.rows, " of ", g_.rows, " rotating streams")));
+  lines.push_back(cat("storage ", to_string(storage_), ", chunk ", chunk_, " frames of max batch ",
+                      max_batch_, ", ", allocated_bytes() >> 20, " MiB on the device"));
   return lines;
 }
 
-int cuda_engine::gamma_states_per_warp(int frames) const {
+int cuda_engine::gamma_states_per_warp(int frames, int indices) const {
   // As many states per warp as leave ~4 waves of warps on the device (what a warp does once per
   // (frame, i) is then shared by more lattices, and the last wave stays short), at most
   // gamma_warp_max_tasks, spread evenly over the warps of one (frame, i).
-  const long long lattices = static_cast<long long>(frames) * g_.N * g_.M;
+  const long long lattices = static_cast<long long>(frames) * indices * g_.M;
   const long long resident =
       static_cast<long long>(sm_count_) * gamma_shape_.blocks_per_sm * (gamma_shape_.threads / 32);
   const int want = static_cast<int>(
@@ -527,6 +508,42 @@ int cuda_engine::fold_states_per_warp(int frames) const {
   return (g_.M + chunks - 1) / chunks;
 }
 
+// gamma of indices [g.index0, g.index0 + indices) of `count` frames: R into `gamma` (null: gsum
+// only) and gsum, by the register-row kernel when the geometry allows it.
+void cuda_engine::launch_gamma(const device_geometry& g, const device_frames& b, int count,
+                               int indices, void* gamma, double* gsum, cudaStream_t st) {
+  if (gamma_width_) {
+    const int per_block = gamma_shape_.threads / 32;
+    const int per_warp = gamma_states_per_warp(count, indices);
+    const int warps = (g.M + per_warp - 1) / per_warp;  // per (frame, i)
+    const dim3 grid(static_cast<unsigned>((warps + per_block - 1) / per_block),
+                    static_cast<unsigned>(indices), static_cast<unsigned>(count));
+    gamma_warp_for(gamma_width_,
+                   gamma_nosub())<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+        g, b, codewords_.get(), static_cast<float*>(gamma), gsum, per_warp);
+  } else {
+    const int tiles = (g.M + gamma_shape_.By - 1) / gamma_shape_.By;
+    const dim3 grid(static_cast<unsigned>(indices * tiles), static_cast<unsigned>(count));
+    if (f64_lattice_)
+      gamma_kernel<double><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+          g, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
+          static_cast<double*>(gamma), gsum);
+    else
+      gamma_kernel<float><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
+          g, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
+          static_cast<float*>(gamma), gsum);
+  }
+  GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
+}
+
+// The L shape for `blocks` blocks: the widest whose one wave holds them all (fewer states per
+// thread, the same sums), else app_shape_.
+const launch_shape& cuda_engine::app_shape_for(long long blocks) const {
+  for (const auto& w : app_wide_shapes_)
+    if (blocks <= static_cast<long long>(sm_count_) * w.blocks_per_sm) return w;
+  return app_shape_;
+}
+
 void cuda_engine::launch(const part& p, bool has_priors) {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, first = p.first;
   const cudaStream_t st = stream_of(p);
@@ -538,7 +555,8 @@ void cuda_engine::launch(const part& p, bool has_priors) {
                   in.status + first,
                   p.count};
   const std::size_t real_bytes = f64_lattice_ ? 8 : 4;
-  unsigned char* gamma = global_ ? gamma_.get() + first * N * M * Mn * q * real_bytes : nullptr;
+  unsigned char* gamma =
+      stores_gamma() ? gamma_.get() + first * g_.rows * M * Mn * q * real_bytes : nullptr;
   double* gsum = gsum_.get() + gsum_block(g_, static_cast<int>(first), 0);
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
@@ -546,10 +564,14 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   const results_layout r = results_of(p);
   auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
-  auto* app = reinterpret_cast<double*>(r.base + r.app_at);
+  auto* app = app_wanted_ ? reinterpret_cast<double*>(r.base + r.app_at) : nullptr;
   double* lambda = lambda_wanted_ ? reinterpret_cast<double*>(r.base + r.lambda_at) : nullptr;
   int* status_out =
       direct_ ? reinterpret_cast<int*>(host_outputs_.device() + p.staged_at) : nullptr;
+  if (ring()) {
+    launch_local(p, b, gamma, gsum, alpha, beta, app, decisions, lambda);
+    return;
+  }
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
   if (folded(p)) {
     // gamma and beta interleaved (V in the place of R), then alpha alone, then L from V.
@@ -578,27 +600,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
     if (phases_recorded_) record(p.events[3], st);
     return;
   }
-  if (gamma_width_) {
-    const int per_block = gamma_shape_.threads / 32, per_warp = gamma_states_per_warp(p.count);
-    const int warps = (g_.M + per_warp - 1) / per_warp;  // per (frame, i)
-    const dim3 grid(static_cast<unsigned>((warps + per_block - 1) / per_block),
-                    static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
-    gamma_warp_for(gamma_width_,
-                   gamma_nosub())<<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
-        g_, b, codewords_.get(), reinterpret_cast<float*>(gamma), gsum, per_warp);
-  } else {
-    const int tiles = (g_.M + gamma_shape_.By - 1) / gamma_shape_.By;
-    const dim3 grid(static_cast<unsigned>(g_.N * tiles), static_cast<unsigned>(p.count));
-    if (f64_lattice_)
-      gamma_kernel<double><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
-          g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
-          reinterpret_cast<double*>(gamma), gsum);
-    else
-      gamma_kernel<float><<<grid, gamma_shape_.threads, gamma_shape_.shared, st>>>(
-          g_, b, codewords_.get(), gamma_shape_.Bx, gamma_shape_.By, tiles,
-          reinterpret_cast<float*>(gamma), gsum);
-  }
-  GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
+  launch_gamma(g_, b, p.count, g_.N, gamma, gsum, st);
   if (phases_recorded_) record(p.events[1], st);
   const dim3 fb_grid(static_cast<unsigned>(p.count), 2);
   if (fb_width_)
@@ -609,15 +611,8 @@ void cuda_engine::launch(const part& p, bool has_priors) {
                                                                     end_prior);
   GPUFEC_CUDA_CHECK_LAUNCH("alpha/beta kernel");
   if (phases_recorded_) record(p.events[2], st);
-  // The widest shape whose one wave holds the part's blocks spreads a small batch.
-  const launch_shape* a = &app_shape_;
-  const long long app_blocks = static_cast<long long>(p.count) * g_.N;
-  for (const auto& w : app_wide_shapes_)
-    if (app_blocks <= static_cast<long long>(sm_count_) * w.blocks_per_sm) {
-      a = &w;
-      break;
-    }
-  app_for(f64_lattice_, global_ ? app_from_gamma : app_from_lattice,
+  const launch_shape* a = &app_shape_for(static_cast<long long>(p.count) * g_.N);
+  app_for(f64_lattice_, stores_gamma() ? app_from_gamma : app_from_lattice,
           app_symbols_per_lane())<<<app_grid, a->threads, a->shared, st>>>(
       g_, b, codewords_.get(), a->Bx, a->By, app_groups_, gamma, alpha, beta, app, decisions,
       lambda, status_out, app_blocks_done_.get());
@@ -725,6 +720,7 @@ void cuda_engine::run_loaded(int count, const double* host_priors, decode_output
 // launch: it may reallocate).
 bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std::size_t first,
                              bool full_output) {
+  app_wanted_ = full_output;
   lambda_wanted_ = full_output && !out.drift_posterior.empty();
   loaded_ = count;
   if (!has_priors) priors_.release();  // here, not while a graph is being captured
@@ -732,7 +728,8 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
   int min_part = min_part_frames;
   // A chunk large enough for the folded path is one part: the rounds of its items then hold all
   // of its frames (see fold_min_frames).
-  if (chunk_folds(count)) min_part = count + 1;
+  // So is a chunk in local storage: its passes run on the ring's streams.
+  if (chunk_folds(count) || ring()) min_part = count + 1;
   while (parts_count_ < max_parts &&
          count / ((parts_count_ + 1) * (parts_count_ + 2) / 2) >= min_part)
     ++parts_count_;
@@ -757,7 +754,8 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
   if (staged) host_outputs_.reserve(staging);
   // One part: L writes its results into the staging, sparing the GPU the result copies (with
   // several parts, each part's copies overlap later parts' kernels instead).
-  direct_ = staged && parts == 1;
+  // Not in local storage: L runs index by index there, on several streams.
+  direct_ = staged && parts == 1 && !ring();
   return staged;
 }
 
@@ -837,7 +835,7 @@ void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool
 // the first kernel (~8 us of a single frame's ~110). Captured once per shape of the chunk and
 // replayed while the frames, outputs and staging buffers stay the same.
 void cuda_engine::run_graph(int count, decode_output& out, std::size_t first) {
-  const graph_key key{count, lambda_wanted_, host_inputs_.get(), host_outputs_.get()};
+  const graph_key key{count, app_wanted_, lambda_wanted_, host_inputs_.get(), host_outputs_.get()};
   if (!graph_ || !(key == graph_key_)) {
     graph_.reset();
     cudaGraph_t graph = nullptr;

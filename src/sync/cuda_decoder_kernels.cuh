@@ -17,15 +17,18 @@ __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint
                              int Bx, int By, int m_tiles, real* gamma, double* gsum) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, ty = t / Bx;
-  const int f = blockIdx.y, i = blockIdx.x / m_tiles, mp = (blockIdx.x % m_tiles) * By + ty;
-  if (b.status[f] != status_ok) return;  // whole block: uniform
+  const int f = blockIdx.y, i = g.index0 + blockIdx.x / m_tiles;
+  const int mp = (blockIdx.x % m_tiles) * By + ty;
+  // Only skipped frames: in local storage a frame's L may fail before its backward pass has
+  // reported why (a lower code), and that pass needs gamma to find it.
+  if (b.status[f] == status_skip) return;  // whole block: uniform
   real* row = reinterpret_cast<real*>(smem) + t;
   const std::size_t rows_bytes = align16(sizeof(real) * g.row_len * T);
   double* partial = reinterpret_cast<double*>(smem + rows_bytes) + t;
   for (int k = 0; k < g.Mn; ++k) partial[k * T] = 0.0;
 
   const long long rho = b.rho[f];
-  const std::size_t block_ofs = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp) * g.Mn;
+  const std::size_t block_ofs = (stored_index(g, f, i) * g.M + mp) * g.Mn;
   if (ty < By && mp < g.M) {
     const device_segment s = segment_of(g, i, mp, rho);
     const std::uint8_t* y = b.y + b.offsets[f] + s.start;
@@ -85,7 +88,8 @@ struct status_hand_off {
 };
 
 // Where app_kernel takes V(m', D) = sum_k beta_{i+1}(m' + m_n^- + k) R(m', k, D) from: stored R
-// (global storage), the lattices run again (local storage), or V stored by gamma_beta_kernel.
+// (global storage and the ring of local storage), the lattices run again (compact storage), or V
+// stored by gamma_beta_kernel.
 // Each sums V in fold_beta's order, so the three give the same digits.
 enum app_source : int { app_from_gamma, app_from_lattice, app_from_v };
 
@@ -98,8 +102,8 @@ enum app_source : int { app_from_gamma, app_from_lattice, app_from_v };
 // (app_from_gamma) or V as doubles (app_from_v). Running the lattices again costs registers the
 // other sources do not need, hence a separate instantiation. VW: symbols per thread and load (4:
 // stored float R with q % 4 == 0, one 16-byte load per (m', delta); else 1). Writes app[f][i][D]
-// (normalized), decisions[f][i], lambda[f][i][m] (and lambda[f][N] from the last block), and the
-// status hand-off above.
+// (normalized; none when app is null), decisions[f][i], lambda[f][i][m] (and lambda[f][N] from the
+// last block; none when null), and the status hand-off above.
 template <class real, int source, int VW>
 __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                            int Bx, int Bz, int G, const void* gamma, const double* alpha,
@@ -110,7 +114,7 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
   extern __shared__ __align__(16) unsigned char smem[];
   __shared__ double scratch[32];
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, tz = t / Bx;
-  const int i = blockIdx.x, f = blockIdx.y;
+  const int i = g.index0 + blockIdx.x, f = blockIdx.y;
   // Every path out of the block is uniform, so the hand-off below may synchronize the block.
   const status_hand_off hand_off{b, status_out, blocks_done};
   if (b.status[f] != status_ok) return;
@@ -130,7 +134,7 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
 
   // Thread column tx takes VW consecutive symbols D at a time (one 16-byte load of R for VW = 4);
   // each D's sum runs over the same terms in the same order for any VW and shape.
-  const std::size_t fi = static_cast<std::size_t>(f) * g.N + i;
+  const std::size_t fi = stored_index(g, f, i);   // of R or V
   for (int D = tx * VW; D < g.q; D += Bx * VW) {  // the block has exactly Bx * Bz threads
     const std::uint32_t x =
         source == app_from_lattice ? codewords[static_cast<std::size_t>(i) * g.q + D] : 0u;
@@ -194,12 +198,13 @@ __global__ void app_kernel(device_geometry g, device_frames b, const std::uint32
     if (t == 0) atomicCAS(&b.status[f], status_ok, status_zero_app);
     return;
   }
-  double* out = app + (static_cast<std::size_t>(f) * g.N + i) * g.q;
+  // No APPs when only decisions are wanted (the simulator): then no place was reserved for them.
+  double* out = app ? app + (static_cast<std::size_t>(f) * g.N + i) * g.q : nullptr;
   double best = -1;  // this thread's argmax over its D (ascending: the lowest D on ties)
   int best_D = 0;
   for (int D = t; D < g.q; D += T) {
     const double v = acc[D] / total;
-    out[D] = v;
+    if (out) out[D] = v;
     if (v > best) {
       best = v;
       best_D = D;

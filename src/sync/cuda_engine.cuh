@@ -81,7 +81,7 @@ class cuda_engine final : public detail::decoder_engine {
   void choose_shapes();
   // gamma_warp_kernel: the variant without substitutions, and the states per warp of a part.
   bool gamma_nosub() const { return g_.mismatch_f == 0.0f; }
-  int gamma_states_per_warp(int frames) const;
+  int gamma_states_per_warp(int frames, int indices) const;  // for a launch of `indices` i
   // The folded path (cuda_folded_kernel.cuh) for part p, and its states per item.
   int fold_min_frames() const;
   bool chunk_folds(int count) const;
@@ -89,8 +89,12 @@ class cuda_engine final : public detail::decoder_engine {
   bool folded(const part& p) const;
   int fold_states_per_warp(int frames) const;
   int app_symbols_per_lane() const;
+  // Storage: R stored (global, or the ring of local), the ring of local storage and its rows.
+  bool stores_gamma() const { return storage_ != storage_mode::compact; }
+  bool ring() const { return storage_ == storage_mode::local; }
+  int stored_rows(storage_mode s) const;
   void allocate(std::size_t frames);
-  std::size_t bytes_per_frame(bool global) const;
+  std::size_t bytes_per_frame(storage_mode s) const;
   cudaStream_t stream_of(const part& p) const { return p.lane ? stream2_ : stream_; }
   void record(cudaEvent_t event, cudaStream_t stream);
   bool plan_parts(int count, bool has_priors, decode_output& out, std::size_t first,
@@ -102,6 +106,12 @@ class cuda_engine final : public detail::decoder_engine {
                       bool staged);
   void run_graph(int count, decode_output& out, std::size_t first);
   void launch(const part& p, bool has_priors);
+  // Local storage: part p's forward and backward passes, index by index (cuda_local_storage.cu).
+  void launch_local(const part& p, const device_frames& b, void* gamma, double* gsum, double* alpha,
+                    double* beta, double* app, std::uint32_t* decisions, double* lambda);
+  void launch_gamma(const device_geometry& g, const device_frames& b, int count, int indices,
+                    void* gamma, double* gsum, cudaStream_t st);
+  const launch_shape& app_shape_for(long long blocks) const;
   void queue_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
                     bool staged);
   void finish_copies(const part& p, decode_output& out, std::size_t first, bool full_output,
@@ -110,7 +120,7 @@ class cuda_engine final : public detail::decoder_engine {
   device_geometry g_{};
   detail::geometry host_g_;
   bool f64_lattice_;
-  bool global_;
+  storage_mode storage_ = storage_mode::global;  // resolved
   std::size_t max_batch_, chunk_ = 0, capacity_ = 0;
   int fold_min_frames_;  // decoder_options::fold_min_frames (0: from the device)
   int sm_count_ = 0;
@@ -118,12 +128,14 @@ class cuda_engine final : public detail::decoder_engine {
   int max_block_threads_ = 0;
   bool bulk_copies_ = false;  // sm_90: TMA bulk copies and mbarrier waits
   launch_shape gamma_shape_, fb_shape_, app_shape_;
+  launch_shape step_shape_;                    // fb_step_kernel (local storage)
   launch_shape fold_shape_, app_v_shape_;      // folded path; fold_shape_.threads 0: not available
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
   int fb_width_ = 0;           // K of fb_ring_kernel, 0: fb_kernel
   int fb_log_ring_ = 0;        // log2 of the gsum blocks fb_ring_kernel keeps in flight
+  bool app_wanted_ = true;     // the APPs are written and copied back (not for the simulator)
   bool lambda_wanted_ = true;  // the drift posterior is computed and copied back
   bool direct_ = false;        // the chunk's L writes its results into host_outputs_ (plan_parts)
   int loaded_ = 0;             // frames of the chunk being decoded (fixes the inputs' layout)
@@ -138,6 +150,10 @@ class cuda_engine final : public detail::decoder_engine {
   cuda::device_buffer<unsigned long long> counters_;  // the folded parts' item counters
   cuda::device_buffer<unsigned char> results_;  // decisions, APPs, drift posteriors (results_of)
   cudaStream_t stream_ = nullptr, stream2_ = nullptr;
+  // Local storage: the rotating streams of the ring (index i on ring_streams_[i % rows]) and the
+  // event each records after its alpha or beta step.
+  std::array<cudaStream_t, 4> ring_streams_{};
+  std::array<cudaEvent_t, 4> ring_events_{};
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr, joined_ = nullptr;
   std::vector<part> parts_;
   int parts_count_ = 1;           // parts of the chunk being decoded
@@ -147,7 +163,7 @@ class cuda_engine final : public detail::decoder_engine {
   // What a captured chunk depends on: while it stays the same, decode() replays graph_.
   struct graph_key {
     int count;
-    bool lambda_wanted;
+    bool app_wanted, lambda_wanted;
     const void* inputs;
     const void* outputs;
     bool operator==(const graph_key&) const = default;

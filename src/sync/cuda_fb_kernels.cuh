@@ -122,72 +122,31 @@ __device__ __forceinline__ void report_failure(const device_frames& b, int f, bo
   record_failure(b, f, forward ? status_zero_forward : beta_failure(first, last));
 }
 
+// fb_kernel's sum for state m over the drift changes, in one chain: alpha_{i+1}(m) from
+// prev[m - clo - k] (alpha_i), beta_i(m) from prev[m + clo + k] (beta_{i+1}), with the state's
+// gsum row `gi` of the direction's layout.
+__device__ __forceinline__ double chain_sum(const device_geometry& g, bool forward,
+                                            const double* prev, int m, const double* gi) {
+  double v = 0;
+  for (int k = 0; k < g.Mn; ++k) {
+    if (forward) {
+      const int mp = m - (g.clo + k);
+      if (mp >= 0 && mp < g.M) v += prev[mp] * gi[k];
+    } else {
+      const int mm = m + g.clo + k;
+      if (mm >= 0 && mm < g.M) v += gi[k] * prev[mm];
+    }
+  }
+  return v;
+}
+
 // fb_kernel: grid (frames, 2), one block per (frame, direction): blockIdx.y 0 runs alpha forward
 // (4), (11)-(12), 1 runs beta backward (5). Thread t handles states t, t + T, ...; each reads its
 // gsum rows of the direction's layout (see gsum_block) from global memory, bounds checked.
 // alpha, beta: [f][i = 0..N][m]. Shared: two rows of M doubles with M_n zeros on each side.
 // A row with no probability left is reported after the steps (see report_failure).
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
-                          double* beta, const double* end_prior) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  __shared__ __align__(16) unsigned keys[2][32];
-  const int f = blockIdx.x, t = threadIdx.x, T = blockDim.x;
-  if (b.status[f] == status_skip) return;  // not on another pass's failure
-  const bool forward = blockIdx.y == 0;
-  const int pad = g.Mn, stride = g.M + 2 * pad;
-  const double* gs =
-      gsum + gsum_block(g, f, 0) + (forward ? 0 : static_cast<std::size_t>(g.M) * g.Kp);
-  const std::ptrdiff_t gs_step = forward ? g.gsum_stride : -g.gsum_stride;
-  if (!forward) gs += static_cast<std::size_t>(g.N - 1) * g.gsum_stride;  // block of step 0
-  double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
-  double* rows = reinterpret_cast<double*>(smem) + pad;  // rows[parity][-pad .. M + pad)
-  const row_scale scales = row_scale::at(keys, (T + 31) / 32);
-  scales.init();
-  for (int k = t; k < 2 * stride; k += T) rows[k - pad] = 0.0;
-  __syncthreads();
-  const long long rho = b.rho[f];
-  unsigned key = 0;
-  for (int m = t; m < g.M; m += T) {
-    const double v = fb_start(g, forward, m, rho, end_prior);
-    rows[m] = v;
-    out[static_cast<std::size_t>(forward ? 0 : g.N) * g.M + m] = v;
-    key = max(key, row_scale::key_of(v));
-  }
-  scales.publish(0, key);
-
-  // alpha_{i+1}(m) = sum over m' = m - delta of alpha_i(m') gsum(delta, m'), m' = m - clo - k;
-  // beta_i(m) = sum over m + delta of gsum(delta, m) beta_{i+1}(m + delta), m + clo + k.
-  double* out_row = out + static_cast<std::size_t>(forward ? 1 : g.N - 1) * g.M;
-  const std::ptrdiff_t out_step = forward ? g.M : -g.M;
-  double first_scale = 0;
-  for (int step = 0; step < g.N; ++step, out_row += out_step, gs += gs_step) {
-    __syncthreads();  // row `step` and its keys are published
-    const double scale = scales.of(step & 1);
-    if (step == 0) first_scale = scale;
-    const double* prev = rows + (step & 1) * stride;
-    double* next = rows + ((step + 1) & 1) * stride;
-    key = 0;
-    for (int m = t; m < g.M; m += T) {
-      const double* gi = gs + static_cast<std::size_t>(m) * g.Kp;
-      double v = 0;
-      for (int k = 0; k < g.Mn; ++k) {
-        if (forward) {
-          const int mp = m - (g.clo + k);
-          if (mp >= 0 && mp < g.M) v += prev[mp] * gi[k];
-        } else {
-          const int mm = m + g.clo + k;
-          if (mm >= 0 && mm < g.M) v += gi[k] * prev[mm];
-        }
-      }
-      v *= scale;
-      next[m] = out_row[m] = v;
-      key = max(key, row_scale::key_of(v));
-    }
-    scales.publish((step + 1) & 1, key);
-  }
-  __syncthreads();
-  report_failure(b, f, forward, first_scale, scales.of(g.N & 1));
-}
+                          double* beta, const double* end_prior);  // in cuda_fb_kernel.cu
 
 constexpr int fb_max_log_ring = 3;  // fb_ring_kernel keeps up to 2^3 gsum blocks in flight
 
@@ -403,6 +362,76 @@ __global__ void fb_ring_kernel(device_geometry g, device_frames b, const double*
   if (step < g.N) advance(std::integral_constant<int, 0>{});
   sync_named(Tc + 32);  // the barrier after the steps
   report_failure(b, f, forward, first_scale, scales.of(g.N & 1));
+}
+
+// The largest of every thread's key (all threads must call); `keys` holds 32 entries.
+__device__ __forceinline__ unsigned block_key_max(unsigned key, unsigned* keys) {
+  const int warps = (blockDim.x + 31) >> 5;
+  __syncthreads();  // keys may still be read from a previous call
+  key = row_scale::warp_max(key);
+  if ((threadIdx.x & 31) == 0) keys[threadIdx.x >> 5] = key;
+  __syncthreads();
+  const int lane = threadIdx.x & 31;
+  return row_scale::warp_max(lane < warps ? keys[lane] : 0u);
+}
+
+// fb_step_kernel<K>: one step of alpha or beta for every frame (grid: frames), for local storage,
+// where gamma of one index at a time lies in a ring (see gsum_block): i = g.index0, forward: the
+// row alpha_{i+1} from alpha_i, else the row beta_i from beta_{i+1}, with the gsum block of i.
+// The first step of a direction also writes its starting row, the last one reports a failure
+// (see report_failure). The digits are those of the persistent kernel for the geometry:
+// band_sum<K>'s four chains (fb_ring_kernel) or, K = 0, fb_kernel's one chain, times the power of
+// two of the previous row's largest key. Shared: that row with P = max(K, M_n) zeros on each side.
+template <int K>
+__global__ void fb_step_kernel(device_geometry g, device_frames b, const double* gsum,
+                               double* alpha, double* beta, const double* end_prior, int forward) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ unsigned keys[32];
+  const int f = blockIdx.x, t = threadIdx.x, T = blockDim.x, i = g.index0;
+  if (b.status[f] == status_skip) return;  // whole block
+  const int pad = max(K, g.Mn);
+  double* prev = reinterpret_cast<double*>(smem) + pad;  // prev[-pad .. M + pad)
+  double* out = (forward ? alpha : beta) + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
+  const int from = forward ? i : i + 1;
+  const bool starts = forward ? i == 0 : i == g.N - 1;
+  const long long rho = b.rho[f];
+  auto start_key = [&] {  // of the direction's starting row (stored by its first step)
+    unsigned key = 0;
+    for (int m = t; m < g.M; m += T)
+      key = max(key, row_scale::key_of(out[static_cast<std::size_t>(forward ? 0 : g.N) * g.M + m]));
+    return block_key_max(key, keys);
+  };
+  unsigned key = 0;
+  for (int k = t - pad; k < g.M + pad; k += T) {
+    double v = 0;
+    if (k >= 0 && k < g.M) {
+      double* at = out + static_cast<std::size_t>(from) * g.M + k;
+      v = starts ? fb_start(g, forward, k, rho, end_prior) : *at;
+      if (starts) *at = v;
+      key = max(key, row_scale::key_of(v));
+    }
+    prev[k] = v;
+  }
+  const double scale = row_scale::of_key(block_key_max(key, keys));  // also: prev is complete
+  const double* gs =
+      gsum + gsum_block(g, f, i) + (forward ? 0 : static_cast<std::size_t>(g.M) * g.Kp);
+  double* next = out + static_cast<std::size_t>(forward ? i + 1 : i) * g.M;
+  key = 0;
+  for (int m = t; m < g.M; m += T) {
+    const double* gi = gs + static_cast<std::size_t>(m) * g.Kp;
+    double v;
+    if constexpr (K > 0)
+      v = band_sum<K>(forward, prev, m, g.clo, reinterpret_cast<const double2*>(gi));
+    else
+      v = chain_sum(g, forward, prev, m, gi);
+    v *= scale;
+    next[m] = v;
+    key = max(key, row_scale::key_of(v));
+  }
+  if (forward ? i != g.N - 1 : i != 0) return;  // uniform
+  const double last = row_scale::of_key(block_key_max(key, keys));
+  const double first = forward || starts ? scale : row_scale::of_key(start_key());
+  report_failure(b, f, forward, first, last);
 }
 
 }  // namespace gpufec::sync::cuda_detail

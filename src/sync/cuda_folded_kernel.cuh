@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
   for (int x = lane; x < tasks + W - 1; x += 32)
     window[x] = beta_at(g, beta_f, end_prior, rho, i + 1, mp0 + g.clo + x);
   __syncwarp();
-  const std::size_t v_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * g.q;
+  const std::size_t v_at = (stored_index(g, f, i) * g.M + mp0) * g.q;
   gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
                               [&](int t, int D, bool lane_on, const float(&F)[W]) {
                                 const double v = fold_beta<W>(window + t, F);

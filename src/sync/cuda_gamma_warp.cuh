@@ -221,14 +221,14 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
     gamma_warp_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                       float* gamma, double* gsum, int per_warp) {
   extern __shared__ double gamma_red[];
-  const int mp0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per_warp, i = blockIdx.y,
-            f = blockIdx.z;
-  if (mp0 >= g.M) return;  // whole warp
-  if (b.status[f] != status_ok) return;
+  const int mp0 = (blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * per_warp;
+  const int i = g.index0 + blockIdx.y, f = blockIdx.z;
+  if (mp0 >= g.M) return;                  // whole warp
+  if (b.status[f] == status_skip) return;  // as gamma_kernel
   const int tasks = min(per_warp, g.M - mp0);
   double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
   // R of state mp0 + t at gamma[f][i][mp0 + t] (k-major, then D).
-  const std::size_t out_at = ((static_cast<std::size_t>(f) * g.N + i) * g.M + mp0) * W * g.q;
+  const std::size_t out_at = (stored_index(g, f, i) * g.M + mp0) * W * g.q;
   gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
                               [&](int t, int D, bool lane_on, const float(&F)[W]) {
                                 if (!gamma || !lane_on) return;

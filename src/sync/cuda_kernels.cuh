@@ -10,11 +10,13 @@
 //                     state with the gsum blocks prefetched into shared memory (TMA, sm_90) by
 //                     warps of their own, or fb_kernel, the general one.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
-//                     the lattices again (local storage), plus the drift posterior lambda_i.
+//                     the lattices again (compact storage), plus the drift posterior lambda_i.
 // A chunk of many frames (decoder_options::fold_min_frames) folds beta into gamma instead:
 // gamma_beta_kernel (cuda_folded_kernel.cuh) runs the lattices of index i once beta_{i+1} of their
 // frame is known, computes the beta rows itself and stores V = sum_k beta R, M_n times fewer values
 // than R; then alpha alone (fb_ring_kernel) and app_kernel from V. The same digits either way.
+// Local storage (cuda_local_storage.cu) keeps gamma of a ring of four indices and launches per
+// index instead: gamma, one step of alpha or beta (fb_step_kernel), and L, on rotating streams.
 //
 // The lattice evaluates each node as (ins*left + del*up) + Q*diag with explicit round-to-nearest
 // intrinsics (no FMA contraction), the same order as the CPU reference, so gamma is bit-identical
@@ -48,6 +50,11 @@ struct device_geometry {
   float row0[32];
   int row_min;  // drift of the first entry of a thread's lattice row
   int row_len;  // entries of a thread's lattice row
+  // Indices of gamma (R, gsum) stored per frame: N, or the ring of local storage, where index i
+  // lives in row i % rows (see stored_index). A launch covers indices index0, index0 + 1, ...
+  // (its grid's index coordinate is added to index0; local storage launches one index at a time).
+  int rows;
+  int index0;
 };
 
 struct device_frames {
@@ -97,6 +104,12 @@ __device__ __forceinline__ double prior_of(const device_frames& b, const device_
   return b.priors ? b.priors[(static_cast<long long>(f) * g.N + i) * g.q + D] : g.uniform_prior;
 }
 
+// Where (frame, i) of gamma lies among the stored (frame, index row) blocks of R and gsum.
+__host__ __device__ __forceinline__ std::size_t stored_index(const device_geometry& g, int f,
+                                                             int i) {
+  return static_cast<std::size_t>(f) * g.rows + (g.rows == g.N ? i : i % g.rows);
+}
+
 // Offset of gsum block (frame, i). A block holds gsum(k, m') twice, each laid out for the
 // thread of alpha or beta that reads it, as a row of Kp doubles per state: first forward rows
 // [m][k] = gsum(k, m - m_n^- - k) (alpha's destination state m), then backward rows
@@ -104,7 +117,7 @@ __device__ __forceinline__ double prior_of(const device_frames& b, const device_
 // at fixed offsets, and Kp = 2 mod 4 doubles keeps eight threads' 16-byte loads on distinct banks.
 // Entries no gamma kernel writes (k >= Mn, sources outside the states) stay zero.
 __host__ __device__ __forceinline__ std::size_t gsum_block(const device_geometry& g, int f, int i) {
-  return (static_cast<std::size_t>(f) * g.N + i) * g.gsum_stride;
+  return stored_index(g, f, i) * g.gsum_stride;
 }
 
 // Stores gsum(k, m') of one (frame, i) block in both layouts.

@@ -17,6 +17,8 @@ std::string to_string(storage_mode s) {
       return "auto";
     case storage_mode::global:
       return "global";
+    case storage_mode::compact:
+      return "compact";
     case storage_mode::local:
       return "local";
   }
@@ -110,6 +112,7 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
     const std::size_t budget =
         options_.memory_budget ? options_.memory_budget : (std::size_t{1} << 30);
     storage_mode s = options_.storage;
+    if (s == storage_mode::compact) s = storage_mode::local;  // the CPU keeps one index anyway
     if (s == storage_mode::automatic)
       s = memory_estimate(code_, g.frame, g.codeword, storage_mode::global, options_.lattice_real,
                           concurrent) <= budget

@@ -59,7 +59,9 @@ std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan
           {"m_tau", cat("[", s.frame.lo, ",", s.frame.hi, "]")},
           {"m_n", cat("[", s.codeword.lo, ",", s.codeword.hi, "]")},
           {"storage", to_string(s.storage)},
-          {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))}};
+          {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))},
+          {"plan_MiB", cat(static_cast<double>(s.memory_bytes) / (1 << 20))},
+          {"plan_max_batch", std::to_string(s.max_batch)}};
 }
 
 }  // namespace detail

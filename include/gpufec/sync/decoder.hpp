@@ -25,9 +25,12 @@
 
 namespace gpufec::sync {
 
-// global: gamma kept for every i (N M_tau M_n q values); local: gamma recomputed in the backward
-// pass (M_tau M_n q values). Identical results; automatic picks global when it fits the budget.
-enum class storage_mode { automatic, global, local };
+// global: gamma kept for every i (N M_tau M_n q values). local (the seed paper's): gamma of one
+// index at a time (the CPU) or of a ring of four (CUDA), computed in the forward pass and again in
+// the backward pass. compact (CUDA): sum_D Pr{D} gamma kept for every i (q times fewer values than
+// global), the lattices run again for L; the CPU runs it as local. The same results in every mode;
+// automatic picks the fastest that fits the budget: global, then compact, then local.
+enum class storage_mode { automatic, global, compact, local };
 // corridor: lattice paths stay within the codeword drift limits (the paper); full: unconstrained.
 enum class lattice_mode { corridor, full };
 enum class real_kind { f32, f64 };
