@@ -440,7 +440,10 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
       app_wide_shapes_.empty()
           ? std::string("L, small batches: the same shape")
           : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames"))};
-  if (fold_shape_.threads) {
+  if (fold_shape_.threads && !fold_min_frames()) {
+    lines.push_back(cat("gamma+beta folded: not by default at M_n = ", g_.Mn,
+                        " (decoder_options::fold_min_frames)"));
+  } else if (fold_shape_.threads) {
     lines.push_back(
         line(cat("gamma+beta folded, chunks of ", fold_min_frames(), "+ frames").c_str(),
              fold_shape_, "a warp per item of states of one (frame, i), i descending"));
@@ -473,12 +476,16 @@ int cuda_engine::gamma_states_per_warp(int frames, int indices) const {
 }
 
 // The folded path pays once a part has enough frames that a round of its items (one index of every
-// frame) keeps the device busy while each frame's beta row is computed.
-// Measured on the H200 (bench/RESULTS.md, eleventh session): at q = 32, N = 210, a chunk of 1000
-// frames folds 17% faster at p = 1e-2 (M = 88: one index of the chunk is 33 waves of the kernel's
-// resident warps) and 2% slower at 1e-3 (M = 33, 12.5 waves). So a chunk folds from 16 waves.
+// frame) keeps the device busy while each frame's beta row is computed, and when V saves enough of
+// R's bytes (R has M_n / 2 times V's) to pay for the items' overhead. Measured on the H200
+// (bench/RESULTS.md, eleventh and twelfth sessions) at q = 32, N = 210: at p = 1e-2 (M = 88,
+// M_n = 16) 1000 and 4000 frames fold 17% faster; at 1e-3 (M = 33, M_n = 11) 1000, 2000 and 4000
+// frames fold 2%, 7% and 10% slower. So a chunk folds from 16 waves, and only from M_n = 16.
+// 0: never (decoder_options::fold_min_frames, for tests and experiments, overrides both).
 int cuda_engine::fold_min_frames() const {
   if (fold_min_frames_) return fold_min_frames_;
+  constexpr int min_width = 16;
+  if (g_.Mn < min_width) return 0;
   constexpr long long waves = 16;
   return static_cast<int>((waves * resident_fold_warps() + g_.M - 1) / g_.M);
 }
@@ -490,7 +497,8 @@ long long cuda_engine::resident_fold_warps() const {
 bool cuda_engine::chunk_folds(int count) const {
   // Every item is a warp of a 1-D grid: at most one per state, within grid.x.
   const long long states = static_cast<long long>(g_.N) * count * g_.M;
-  return fold_shape_.threads > 0 && count >= fold_min_frames() && states <= 0x7fffffffLL;
+  const int min_frames = fold_min_frames();
+  return fold_shape_.threads > 0 && min_frames > 0 && count >= min_frames && states <= 0x7fffffffLL;
 }
 
 bool cuda_engine::folded(const part& p) const {

@@ -56,8 +56,8 @@ struct decoder_options {
   std::optional<drift_limits> codeword_limits;
   // CUDA: a chunk of at least this many frames runs gamma and beta interleaved, storing
   // V = sum beta R instead of R (docs/sync.md); 0: from the device, enough frames that each index
-  // of the chunk fills it many times over. Tests and experiments: the digits are the same either
-  // way.
+  // of the chunk fills it many times over, and only where V saves enough of R's bytes (M_n >= 16,
+  // measured). Tests and experiments: the digits are the same either way.
   std::size_t fold_min_frames = 0;
 };
 
