@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <tuple>
 
 #include "gpufec/common/device.hpp"
@@ -365,6 +366,35 @@ TEST(SyncCuda, StorageModesGiveTheSameDigits) {
     }
     o.storage = storage_mode::local;
     compare(code, c.ch, o, in, what + " local", pr, /*ties=*/c.ch.Pi == 0);
+  }
+}
+
+// The edges of the parameter range the issue names, in every storage mode: q beyond 1024 (2048),
+// codewords of n = 32 bits, and M_tau beyond the paper's 1024 (1201 states: alpha/beta then loop
+// the states over a block of fewer threads).
+TEST(SyncCuda, LargeAlphabetLongCodewordsAndManyDriftStates) {
+  SKIP_WITHOUT_GPU();
+  struct range_case {
+    int q, n, N;
+    double p;
+    std::optional<drift_limits> frame;
+  };
+  for (const range_case& c : {range_case{2048, 12, 3, 1e-2, {}}, range_case{64, 32, 4, 1e-2, {}},
+                              range_case{4, 10, 70, 2e-2, drift_limits{-600, 600, 0}}}) {
+    const bsid_params ch{c.p, c.p, c.p / 10};
+    const tvb_code code = tvb_code::random(c.q, c.n, c.N, 3 + c.q);
+    const auto data = testing::make_frames(code, ch, 11 + c.n, 3);
+    for (storage_mode s : {storage_mode::global, storage_mode::compact, storage_mode::local}) {
+      decoder_options o;
+      o.storage = s;
+      o.frame_limits = c.frame;
+      const std::string what = cat("q ", c.q, " n ", c.n, " N ", c.N, " ", to_string(s));
+      if (c.frame) {
+        decoder_plan gpu(code, ch, o, backend::cuda, 3);
+        EXPECT_EQ(gpu.summary().frame.size(), 1201) << what;
+      }
+      compare(code, ch, o, data.received, what);
+    }
   }
 }
 
