@@ -38,6 +38,18 @@ void allow_shared(Kernel kernel, std::size_t shared) {
                                          static_cast<int>(shared)));
 }
 
+// A block per frame, a thread per state: the widest block of whole warps, from `threads` down by
+// halves, that keeps a block resident on an SM with `shared` bytes (zero threads: none does).
+template <class Kernel>
+launch_shape widest_resident(Kernel kernel, int threads, std::size_t shared) {
+  allow_shared(kernel, shared);
+  for (threads = round_up(threads, 32);; threads = round_up(threads / 2, 32)) {
+    if (const int blocks = occupancy(kernel, threads, shared); blocks > 0)
+      return {threads, 1, threads, shared, blocks};
+    if (threads == 32) return {};
+  }
+}
+
 // Lanes over D: q itself when below a warp (several states then share a block), else whole warps.
 int d_lanes(int q, int max_threads) {
   return q < 32 ? q : std::min(round_up(q, 32), std::max(32, max_threads / 32 * 32));
@@ -349,15 +361,8 @@ void cuda_engine::choose_shapes() {
     require<out_of_memory>(rows_bytes <= shared_optin_, "two rows of ", g_.M,
                            " drift states need more shared memory than the device's ",
                            shared_optin_, " bytes per block");
-    allow_shared(fb_kernel, rows_bytes);
-    for (int threads = std::min(round_up(g_.M, 32), max_block_threads_); threads >= 32;
-         threads = round_up(threads / 2, 32)) {
-      if (const int blocks = occupancy(fb_kernel, threads, rows_bytes); blocks > 0) {
-        fb_shape_ = {threads, 1, threads, rows_bytes, blocks};
-        break;
-      }
-      if (threads == 32) break;
-    }
+    fb_shape_ =
+        widest_resident(fb_kernel, std::min(round_up(g_.M, 32), max_block_threads_), rows_bytes);
   }
   require(fb_shape_.threads > 0, "no block of the alpha/beta kernel fits the device");
   // Local storage's alpha/beta, one step per launch: a block per frame, a thread per state up to
@@ -368,16 +373,8 @@ void cuda_engine::choose_shapes() {
     require<out_of_memory>(shared <= shared_optin_, "a row of ", g_.M,
                            " drift states needs more shared memory than the device's ",
                            shared_optin_, " bytes per block");
-    const fb_step_fn step = fb_step_for(fb_width_);
-    allow_shared(step, shared);
-    for (int threads = std::min({round_up(g_.M, 32), 512, max_block_threads_}); threads >= 32;
-         threads = round_up(threads / 2, 32)) {
-      if (const int blocks = occupancy(step, threads, shared); blocks > 0) {
-        step_shape_ = {threads, 1, threads, shared, blocks};
-        break;
-      }
-      if (threads == 32) break;
-    }
+    step_shape_ = widest_resident(fb_step_for(fb_width_),
+                                  std::min({round_up(g_.M, 32), 512, max_block_threads_}), shared);
     require(step_shape_.threads > 0, "no block of the alpha/beta step kernel fits the device");
   }
   // The folded path (gamma_beta_kernel, alpha alone, L from V) for large parts: it needs the

@@ -82,6 +82,23 @@ std::vector<double> random_priors(const tvb_code& code, std::size_t frames, std:
   return priors;
 }
 
+// `received` with an empty frame (skipped for its length) inserted before frame `skipped_at` and,
+// when `impossible_at` is given, a run of 16 complemented bits in that frame: zero probability on
+// a channel without insertions or substitutions.
+batch<std::uint8_t> with_bad_frames(const batch<std::uint8_t>& received, std::size_t skipped_at,
+                                    std::optional<std::size_t> impossible_at) {
+  batch<std::uint8_t> in;
+  for (std::size_t f = 0; f < received.frames(); ++f) {
+    if (f == skipped_at) in.push_back(std::vector<std::uint8_t>());
+    const auto frame = received.frame(f);
+    std::vector<std::uint8_t> y(frame.begin(), frame.end());
+    if (f == impossible_at)
+      for (std::size_t t = 100; t < 116; ++t) y[t] ^= 1;
+    in.push_back(y);
+  }
+  return in;
+}
+
 class SyncCudaVsCpu : public ::testing::TestWithParam<gpu_case> {};
 
 TEST_P(SyncCudaVsCpu, SameAppsAndDecisions) {
@@ -259,15 +276,8 @@ TEST(SyncCuda, FoldedChunksMatchTheThreeKernelPathBitForBit) {
     const std::string what = cat("q ", c.q, " N ", c.N, " p ", c.ch.Pd, " end ", c.end_known);
     const tvb_code code = tvb_code::random(c.q, c.n, c.N, 77 + c.q);
     const auto data = testing::make_frames(code, c.ch, 5 + c.N, 199);
-    batch<std::uint8_t> in;
-    for (std::size_t f = 0; f < 199; ++f) {
-      if (f == 150) in.push_back(std::vector<std::uint8_t>());  // skipped: empty
-      const auto frame = data.received.frame(f);
-      std::vector<std::uint8_t> y(frame.begin(), frame.end());
-      if (c.impossible && f == 20)
-        for (std::size_t t = 100; t < 116; ++t) y[t] ^= 1;
-      in.push_back(y);
-    }
+    const batch<std::uint8_t> in = with_bad_frames(
+        data.received, 150, c.impossible ? std::optional<std::size_t>(20) : std::nullopt);
     decoder_options o;
     o.end_known = c.end_known;
     o.fold_min_frames = 64;
@@ -324,15 +334,8 @@ TEST(SyncCuda, StorageModesGiveTheSameDigits) {
                                  c.wide ? " wide limits" : "");
     const tvb_code code = tvb_code::random(c.q, c.n, c.N, 91 + c.q + c.N);
     const auto data = testing::make_frames(code, c.ch, 7 + c.N, 12);
-    batch<std::uint8_t> in;
-    for (std::size_t f = 0; f < 12; ++f) {
-      if (f == 5) in.push_back(std::vector<std::uint8_t>());  // skipped: empty
-      const auto frame = data.received.frame(f);
-      std::vector<std::uint8_t> y(frame.begin(), frame.end());
-      if (c.impossible && f == 2)
-        for (std::size_t t = 100; t < 116; ++t) y[t] ^= 1;
-      in.push_back(y);
-    }
+    const batch<std::uint8_t> in = with_bad_frames(
+        data.received, 5, c.impossible ? std::optional<std::size_t>(2) : std::nullopt);
     decoder_options o;
     o.end_known = c.end_known;
     if (c.wide) {
