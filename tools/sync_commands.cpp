@@ -213,6 +213,7 @@ struct sync_bench_options {
   std::string storage = "auto";
   bool drift = false;
   std::size_t fold_min_frames = 0;
+  std::string fold = "auto";
 };
 
 action bench_sync(CLI::App& cmd, const bench_options& common) {
@@ -246,10 +247,17 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
                  "CUDA: fold gamma and beta for chunks of this many frames or more (0: from the "
                  "device; a large number: never), for A/B runs")
       ->capture_default_str();
+  cmd.add_option("--fold", o->fold,
+                 "CUDA: the kernel of a folded chunk, items (a warp per states of one frame and "
+                 "index) or frames (a block per frame); auto: by the geometry")
+      ->check(CLI::IsMember({"auto", "items", "frames"}))
+      ->capture_default_str();
   return [o, &common] {
     sync::bench_config cfg;
     cfg.drift_posterior = o->drift;
     cfg.fold_min_frames = o->fold_min_frames;
+    for (auto k : {sync::fold_kernel::items, sync::fold_kernel::frames})
+      if (o->fold == sync::to_string(k)) cfg.fold = k;
     for (double p : o->p) cfg.points.push_back({o->q, o->n, o->N, p});
     cfg.gpu_batches = o->batches;
     cfg.cpu_frames = o->cpu_frames;

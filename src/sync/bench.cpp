@@ -66,6 +66,7 @@ std::vector<bench_row> run_bench(const bench_config& cfg) {
     o.storage = cfg.storage;
     o.drift_posterior = cfg.drift_posterior;
     o.fold_min_frames = cfg.fold_min_frames;
+    o.fold = cfg.fold;
 
     // CPU reference: one frame at a time on cpu_threads threads, median seconds per frame.
     const int saved_threads = omp_get_max_threads();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include "common/host_copy.hpp"
 #include "sync/cuda_decoder_kernels.cuh"
@@ -67,7 +68,8 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
     : host_g_(g),
       f64_lattice_(options.lattice_real == real_kind::f64),
       max_batch_(max_batch),
-      fold_min_frames_(static_cast<int>(std::min<std::size_t>(options.fold_min_frames, 1 << 30))) {
+      fold_min_frames_(static_cast<int>(std::min<std::size_t>(options.fold_min_frames, 1 << 30))),
+      fold_(options.fold) {
   require(code.alphabet() == 2, "the CUDA decoder supports the binary channel alphabet only");
   require(options.fb_real == real_kind::f64,
           "the CUDA decoder computes alpha/beta/L in double (fb_real = float is not implemented)");
@@ -111,8 +113,16 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   shared_optin_ = prop.sharedMemPerBlockOptin;
   max_block_threads_ = prop.maxThreadsPerBlock;
   bulk_copies_ = prop.major >= 9;
-  GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-  GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
+  int least_priority = 0, greatest_priority = 0;
+  GPUFEC_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least_priority, &greatest_priority));
+  for (cudaStream_t* st : {&stream_, &stream2_})
+    GPUFEC_CUDA_CHECK(cudaStreamCreateWithPriority(st, cudaStreamNonBlocking, greatest_priority));
+  gamma_streams_.resize(max_parts);
+  gamma_done_.resize(max_parts);
+  for (cudaStream_t& st : gamma_streams_)
+    GPUFEC_CUDA_CHECK(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, least_priority));
+  for (cudaEvent_t& e : gamma_done_)
+    GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   for (cudaStream_t& st : ring_streams_)
     GPUFEC_CUDA_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   for (cudaEvent_t& e : ring_events_)
@@ -200,6 +210,10 @@ cuda_engine::~cuda_engine() {
   for (cudaStream_t st : {stream_, stream2_})
     if (st) cudaStreamDestroy(st);
   for (cudaStream_t st : ring_streams_)
+    if (st) cudaStreamDestroy(st);
+  for (cudaEvent_t e : gamma_done_)
+    if (e) cudaEventDestroy(e);
+  for (cudaStream_t st : gamma_streams_)
     if (st) cudaStreamDestroy(st);
 }
 
@@ -390,10 +404,39 @@ void cuda_engine::choose_shapes() {
       if (const int blocks = occupancy(kernel, threads, shared); blocks > 0)
         fold_shape_ = {threads, 32, threads / 32, shared, blocks};
     }
-    if (fold_shape_.threads)
-      app_v_shape_ = pick(app_for(false, app_from_v, 1), d_lanes(g_.q, target_threads), max_groups,
-                          app_shared);
   }
+  // The frame-folded path: a block of `warps` warps per frame, each `per_warp` states. The fewest
+  // states per warp from 8 up (a warp's setup per index is then shared by 8 lattices or more)
+  // that keeps 16 warps resident per SM, else the most resident warps. Measured at M_tau = 33
+  // (bench/RESULTS.md, thirteenth session): 9 states (4 warps) beat 11 (3), 7, 6 and 3 by 1-8%.
+  frame_shape_ = {};
+  frame_per_warp_ = 0;
+  if (gamma_width_ && fb_width_ && storage_ == storage_mode::global) {
+    const auto kernel = gamma_beta_frame_for(gamma_width_, gamma_nosub());
+    const int max_warps = std::min(512, max_block_threads_) / 32;
+    const int least = std::min(8, g_.M);
+    for (int warps = std::min(max_warps, g_.M); warps >= 1; --warps) {
+      const int per_warp = (g_.M + warps - 1) / warps;
+      if (per_warp > gamma_warp_max_tasks) break;
+      // Each block size with its fewest states per warp (and no warp without states).
+      if (per_warp < least || (g_.M + per_warp - 1) / per_warp != warps) continue;
+      const std::size_t shared = gamma_beta_frame_shared(gamma_width_, warps * 32, g_.M, g_.Kp);
+      if (shared > shared_optin_) continue;
+      allow_shared(kernel, shared);
+      const int blocks = occupancy(kernel, warps * 32, shared);
+      const int resident = blocks * warps;
+      if (blocks == 0 ||
+          (frame_shape_.threads && resident <= frame_shape_.blocks_per_sm * frame_shape_.By))
+        continue;
+      frame_shape_ = {warps * 32, 32, warps, shared, blocks};
+      frame_per_warp_ = per_warp;
+      if (resident >= 16) break;
+    }
+    if (frame_shape_.threads) allow_shared(kernel, frame_shape_.shared);
+  }
+  if (fold_shape_.threads || frame_shape_.threads)
+    app_v_shape_ =
+        pick(app_for(false, app_from_v, 1), d_lanes(g_.q, target_threads), max_groups, app_shared);
   // Wider L shapes for small batches, widest first: a part takes the widest whose one wave holds
   // all its blocks (fewer states per thread, the same sums), else app_shape_.
   app_wide_shapes_.clear();
@@ -437,16 +480,21 @@ std::vector<std::string> cuda_engine::kernel_shapes() const {
       app_wide_shapes_.empty()
           ? std::string("L, small batches: the same shape")
           : line("L, small batches (widest)", app_wide_shapes_.front(), cat(g_.N, " x frames"))};
-  if (fold_shape_.threads && !fold_min_frames()) {
+  const bool frames = folds_by_frames();
+  if (!(frames ? frame_shape_.threads : fold_shape_.threads)) {
+    lines.push_back("gamma+beta folded: not for this geometry, storage or device");
+  } else if (!fold_min_frames()) {
     lines.push_back(cat("gamma+beta folded: not by default at M_n = ", g_.Mn,
                         " (decoder_options::fold_min_frames)"));
-  } else if (fold_shape_.threads) {
-    lines.push_back(
-        line(cat("gamma+beta folded, chunks of ", fold_min_frames(), "+ frames").c_str(),
-             fold_shape_, "a warp per item of states of one (frame, i), i descending"));
-    lines.push_back(line("L from V (folded chunks)", app_v_shape_, cat(g_.N, " x frames")));
   } else {
-    lines.push_back("gamma+beta folded: not for this geometry, storage or device");
+    lines.push_back(
+        frames ? line(cat("gamma+beta folded, chunks of ", fold_min_frames(),
+                          "+ frames: a block per frame, ", frame_per_warp_, " states per warp")
+                          .c_str(),
+                      frame_shape_, "frames of a part, i descending in each block")
+               : line(cat("gamma+beta folded, chunks of ", fold_min_frames(), "+ frames").c_str(),
+                      fold_shape_, "a warp per item of states of one (frame, i), i descending"));
+    lines.push_back(line("L from V (folded chunks)", app_v_shape_, cat(g_.N, " x frames")));
   }
   if (ring())
     lines.push_back(line("alpha/beta step (local storage)", step_shape_,
@@ -472,19 +520,31 @@ int cuda_engine::gamma_states_per_warp(int frames, int indices) const {
   return (g_.M + warps - 1) / warps;
 }
 
-// The folded path pays once a part has enough frames that a round of its items (one index of every
-// frame) keeps the device busy while each frame's beta row is computed, and when V saves enough of
-// R's bytes (R has M_n / 2 times V's) to pay for the items' overhead. Measured on the H200
-// (bench/RESULTS.md, eleventh and twelfth sessions) at q = 32, N = 210: at p = 1e-2 (M = 88,
-// M_n = 16) 1000 and 4000 frames fold 17% faster; at 1e-3 (M = 33, M_n = 11) 1000, 2000 and 4000
-// frames fold 2%, 7% and 10% slower. So a chunk folds from 16 waves, and only from M_n = 16.
-// 0: never (decoder_options::fold_min_frames, for tests and experiments, overrides both).
+// The folded path pays once a chunk has enough frames, and when V saves enough of R's bytes (R
+// has M_n / 2 times V's) to pay for the folding. Measured on the H200 (bench/RESULTS.md, eleventh
+// to thirteenth sessions) at q = 32, N = 210:
+// - items: at p = 1e-2 (M = 88, M_n = 16) 1000 and 4000 frames fold 17% faster; at 1e-3 (M = 33,
+//   M_n = 11) 1000, 2000 and 4000 frames fold 2%, 7% and 10% slower: their rounds of items are
+//   too short. So items fold from 16 waves, and only from M_n = 16.
+// - frames: at 1e-3, 3000 and 4000 frames fold faster than the three kernels, 1000 slower (a
+//   frame's block runs for milliseconds, so a chunk of few waves ends with an idle tail); at 1e-2
+//   they lose to items. So frames fold below M_n = 16, from frame_fold_waves waves of blocks.
+// 0: never (decoder_options::fold_min_frames, for tests and experiments, overrides the counts).
 int cuda_engine::fold_min_frames() const {
   if (fold_min_frames_) return fold_min_frames_;
   constexpr int min_width = 16;
-  if (g_.Mn < min_width) return 0;
+  if (folds_by_frames()) {
+    constexpr int frame_fold_waves = 3;
+    return frame_fold_waves * sm_count_ * frame_shape_.blocks_per_sm;
+  }
+  if (fold_ == fold_kernel::automatic && g_.Mn < min_width) return 0;
   constexpr long long waves = 16;
   return static_cast<int>((waves * resident_fold_warps() + g_.M - 1) / g_.M);
+}
+
+bool cuda_engine::folds_by_frames() const {
+  if (fold_ != fold_kernel::automatic) return fold_ == fold_kernel::frames;
+  return frame_shape_.threads > 0 && g_.Mn < 16;
 }
 
 long long cuda_engine::resident_fold_warps() const {
@@ -492,14 +552,16 @@ long long cuda_engine::resident_fold_warps() const {
 }
 
 bool cuda_engine::chunk_folds(int count) const {
-  // Every item is a warp of a 1-D grid: at most one per state, within grid.x.
-  const long long states = static_cast<long long>(g_.N) * count * g_.M;
+  const bool frames = folds_by_frames();
+  if (!(frames ? frame_shape_.threads : fold_shape_.threads)) return false;
   const int min_frames = fold_min_frames();
-  return fold_shape_.threads > 0 && min_frames > 0 && count >= min_frames && states <= 0x7fffffffLL;
+  if (min_frames == 0 || count < min_frames) return false;
+  // An item is a warp of a 1-D grid: at most one per state, within grid.x.
+  return frames || static_cast<long long>(g_.N) * count * g_.M <= 0x7fffffffLL;
 }
 
 bool cuda_engine::folded(const part& p) const {
-  return parts_count_ == 1 && chunk_folds(p.count);
+  return !frame_folds_ && parts_count_ == 1 && chunk_folds(p.count);
 }
 
 int cuda_engine::fold_states_per_warp(int frames) const {
@@ -549,6 +611,24 @@ const launch_shape& cuda_engine::app_shape_for(long long blocks) const {
   return app_shape_;
 }
 
+// gamma and beta of part p, a block per frame, on a gamma stream of its own that waits for the
+// inputs only: every part's blocks are queued at once and keep the device full to the end, and
+// the part's stream (which waits for them) runs alpha and L as soon as its frames are done.
+void cuda_engine::launch_frame_folded(const part& p, const device_frames& b, double* V,
+                                      double* gsum, double* beta, const double* end_prior) {
+  const cudaStream_t gs = gamma_streams_[p.index], st = stream_of(p);
+  GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(gs, inputs_ready_, 0));
+  if (phases_recorded_) record(p.events[0], gs);
+  gamma_beta_frame_for(
+      gamma_width_, gamma_nosub())<<<static_cast<unsigned>(p.count), frame_shape_.threads,
+                                     frame_shape_.shared, gs>>>(g_, b, codewords_.get(), V, gsum,
+                                                                beta, end_prior, frame_per_warp_);
+  GPUFEC_CUDA_CHECK_LAUNCH("gamma_beta_frame_kernel");
+  if (phases_recorded_) record(p.events[1], gs);
+  GPUFEC_CUDA_CHECK(cudaEventRecord(gamma_done_[p.index], gs));
+  GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(st, gamma_done_[p.index], 0));
+}
+
 void cuda_engine::launch(const part& p, bool has_priors) {
   const std::size_t N = g_.N, M = g_.M, Mn = g_.Mn, q = g_.q, first = p.first;
   const cudaStream_t st = stream_of(p);
@@ -565,7 +645,7 @@ void cuda_engine::launch(const part& p, bool has_priors) {
   double* gsum = gsum_.get() + gsum_block(g_, static_cast<int>(first), 0);
   double* alpha = alpha_.get() + first * (N + 1) * M;
   double* beta = beta_.get() + first * (N + 1) * M;
-  if (phases_recorded_) record(p.events[0], st);
+  if (phases_recorded_ && !frame_folds_) record(p.events[0], st);
   const double* end_prior = end_prior_.size() ? end_prior_.get() : nullptr;
   const results_layout r = results_of(p);
   auto* decisions = reinterpret_cast<std::uint32_t*>(r.base);
@@ -578,6 +658,20 @@ void cuda_engine::launch(const part& p, bool has_priors) {
     return;
   }
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
+  if (frame_folds_) {
+    launch_frame_folded(p, b, reinterpret_cast<double*>(gamma), gsum, beta, end_prior);
+    fb_ring_for(fb_width_)<<<dim3(static_cast<unsigned>(p.count), 1), fb_shape_.threads,
+                             fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior,
+                                                     fb_log_ring_);
+    GPUFEC_CUDA_CHECK_LAUNCH("alpha kernel");
+    if (phases_recorded_) record(p.events[2], st);
+    app_for(false, app_from_v, 1)<<<app_grid, app_v_shape_.threads, app_v_shape_.shared, st>>>(
+        g_, b, codewords_.get(), app_v_shape_.Bx, app_v_shape_.By, app_groups_, gamma, alpha, beta,
+        app, decisions, lambda, status_out, app_blocks_done_.get());
+    GPUFEC_CUDA_CHECK_LAUNCH("app_kernel (from V)");
+    if (phases_recorded_) record(p.events[3], st);
+    return;
+  }
   if (folded(p)) {
     // gamma and beta interleaved (V in the place of R), then alpha alone, then L from V.
     unsigned long long* counters = counters_.get();  // a folded chunk is one part
@@ -731,10 +825,11 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
   if (!has_priors) priors_.release();  // here, not while a graph is being captured
   parts_count_ = 1;
   int min_part = min_part_frames;
-  // A chunk large enough for the folded path is one part: the rounds of its items then hold all
-  // of its frames (see fold_min_frames).
+  // A chunk folded by items is one part: the rounds of its items then hold all of its frames
+  // (see fold_min_frames). Folded by frames, parts pipeline as with the three kernels.
   // So is a chunk in local storage: its passes run on the ring's streams.
-  if (chunk_folds(count) || ring()) min_part = count + 1;
+  frame_folds_ = chunk_folds(count) && folds_by_frames();
+  if ((chunk_folds(count) && !frame_folds_) || ring()) min_part = count + 1;
   while (parts_count_ < max_parts &&
          count / ((parts_count_ + 1) * (parts_count_ + 2) / 2) >= min_part)
     ++parts_count_;
@@ -745,6 +840,7 @@ bool cuda_engine::plan_parts(int count, bool has_priors, decode_output& out, std
     parts_[k].count = static_cast<int>(static_cast<long long>(count) * (w + parts - k) / weights) -
                       parts_[k].first;
     parts_[k].lane = k & 1;
+    parts_[k].index = k;
   }
   host_status_.resize(count);
   std::size_t staging = 0, results = 0;
@@ -773,7 +869,9 @@ void cuda_engine::enqueue(int count, const double* host_priors, decode_output& o
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(priors_.get(), host_priors, count * N * q * 8,
                                       cudaMemcpyHostToDevice, stream_));
   }
-  if (parts_count_ > 1) {  // the inputs were staged on stream_; the second stream waits for them
+  // The inputs were staged on stream_; the second stream (and the frame-folded parts' gamma
+  // streams) wait for them.
+  if (parts_count_ > 1 || frame_folds_) {
     GPUFEC_CUDA_CHECK(cudaEventRecord(inputs_ready_, stream_));
     GPUFEC_CUDA_CHECK(cudaStreamWaitEvent(stream2_, inputs_ready_, 0));
   }
@@ -798,7 +896,30 @@ void cuda_engine::enqueue_staged(int count, const double* host_priors, decode_ou
 void cuda_engine::collect(int count, decode_output& out, std::size_t first, bool full_output,
                           bool staged) {
   const int parts = parts_count_;
-  for (int k = 0; k < parts; ++k) finish_copies(parts_[k], out, first, full_output, staged);
+  if (!staged) {
+    for (int k = 0; k < parts; ++k) finish_copies(parts_[k], out, first, full_output, staged);
+  } else {
+    // Each part's results as soon as they land: the frame-folded parts finish in the order the
+    // device dispatched their gamma blocks, not in part order.
+    auto landed = [](cudaEvent_t e) {
+      const cudaError_t r = cudaEventQuery(e);
+      if (r == cudaErrorNotReady) return false;
+      GPUFEC_CUDA_CHECK(r);
+      return true;
+    };
+    std::array<bool, max_parts> moved{};
+    for (int left = parts; left > 0;) {
+      int k = 0;
+      while (k < parts && (moved[k] || !landed(parts_[k].events[4]))) ++k;
+      if (k == parts) {
+        std::this_thread::yield();
+        continue;
+      }
+      finish_copies(parts_[k], out, first, full_output, staged);
+      moved[k] = true;
+      --left;
+    }
+  }
   auto seconds = [](cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
     GPUFEC_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
@@ -876,7 +997,7 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
     // any lattice can read; one copy moves it.
     host_inputs_.reserve(inputs_at(nullptr, count).bytes);
     const frame_inputs in = inputs_at(host_inputs_.get(), count);
-    for (int f = 0; f < count; ++f) {
+    host_parallel_for(static_cast<std::size_t>(count), [&](std::size_t f) {
       const auto frame = received.frame(first + f);
       const std::size_t kept = std::min(frame.size(), capacity_);
       std::uint8_t* y = in.y + f * capacity_;
@@ -885,7 +1006,7 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
       in.status[f] = out.decoded[first + f] ? status_ok : status_skip;
       std::memcpy(y, frame.data(), kept);
       std::memset(y + kept, 0, capacity_ - kept);
-    }
+    });
     in.offsets[count] = static_cast<long long>(count * capacity_);
     const double* chunk_priors = priors ? priors + first * per_prior : nullptr;
     const bool staged = plan_parts(count, chunk_priors != nullptr, out, first, true);

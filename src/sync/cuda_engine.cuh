@@ -60,7 +60,7 @@ class cuda_engine final : public detail::decoder_engine {
   // One part of a chunk: frames [first, first + count) of the buffers, on stream `lane` (parts
   // alternate between two streams, so one part's copies overlap the next part's kernels).
   struct part {
-    int first = 0, count = 0, lane = 0;
+    int first = 0, count = 0, lane = 0, index = 0;
     cudaEvent_t events[5] = {};  // start, after gamma, after alpha/beta, after L, after copies
     std::size_t staged_at = 0;   // offset of its results in host_outputs_
     std::size_t results_at = 0;  // offset of its results region in results_
@@ -88,6 +88,11 @@ class cuda_engine final : public detail::decoder_engine {
   long long resident_fold_warps() const;
   bool folded(const part& p) const;
   int fold_states_per_warp(int frames) const;
+  // The frame-folded path (gamma_beta_frame_kernel, a block per frame, then alpha and L from V)
+  // for the chunk's parts: chosen per chunk by plan_parts.
+  bool folds_by_frames() const;
+  void launch_frame_folded(const part& p, const device_frames& b, double* V, double* gsum,
+                           double* beta, const double* end_prior);
   int app_symbols_per_lane() const;
   // Storage: R stored (global, or the ring of local), the ring of local storage and its rows.
   bool stores_gamma() const { return storage_ != storage_mode::compact; }
@@ -123,13 +128,17 @@ class cuda_engine final : public detail::decoder_engine {
   storage_mode storage_ = storage_mode::global;  // resolved
   std::size_t max_batch_, chunk_ = 0, capacity_ = 0;
   int fold_min_frames_;  // decoder_options::fold_min_frames (0: from the device)
+  fold_kernel fold_;     // decoder_options::fold
   int sm_count_ = 0;
   std::size_t shared_optin_ = 0;
   int max_block_threads_ = 0;
   bool bulk_copies_ = false;  // sm_90: TMA bulk copies and mbarrier waits
   launch_shape gamma_shape_, fb_shape_, app_shape_;
-  launch_shape step_shape_;                    // fb_step_kernel (local storage)
-  launch_shape fold_shape_, app_v_shape_;      // folded path; fold_shape_.threads 0: not available
+  launch_shape step_shape_;                // fb_step_kernel (local storage)
+  launch_shape fold_shape_, app_v_shape_;  // folded path; fold_shape_.threads 0: not available
+  launch_shape frame_shape_;               // gamma_beta_frame_kernel; threads 0: not available
+  int frame_per_warp_ = 0;                 // ... its states per warp
+  bool frame_folds_ = false;               // the chunk being decoded takes the frame-folded path
   std::vector<launch_shape> app_wide_shapes_;  // L for small batches, widest first
   int app_groups_ = 1;                         // G of app_kernel
   int gamma_width_ = 0;        // W of gamma_warp_kernel, 0: the general gamma_kernel
@@ -154,6 +163,11 @@ class cuda_engine final : public detail::decoder_engine {
   // event each records after its alpha or beta step.
   std::array<cudaStream_t, 4> ring_streams_{};
   std::array<cudaEvent_t, 4> ring_events_{};
+  // The frame-folded path: part k's gamma kernel on gamma_streams_[k] (the lowest priority; the
+  // parts' streams have the highest, so alpha and L take SMs before queued gamma blocks), and
+  // the event its part's stream waits for.
+  std::vector<cudaStream_t> gamma_streams_;
+  std::vector<cudaEvent_t> gamma_done_;
   cudaEvent_t start_ = nullptr, inputs_ready_ = nullptr, joined_ = nullptr;
   std::vector<part> parts_;
   int parts_count_ = 1;           // parts of the chunk being decoded

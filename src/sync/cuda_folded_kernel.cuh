@@ -1,4 +1,5 @@
-// The folded gamma/beta kernel of a large part (see cuda_kernels.cuh for the plan of work).
+// The folded gamma/beta kernels of a large chunk (see cuda_kernels.cuh for the plan of work):
+// gamma_beta_kernel (items across the device) and gamma_beta_frame_kernel (a block per frame).
 //
 // Why: in a batch, storing R and reading it back for L is HBM-bound (2 x 38 MB per frame at
 // q = 32, N = 210, p = 1e-2), and L cannot run beside the next part's gamma because the writes and
@@ -45,30 +46,24 @@ __device__ __forceinline__ double beta_at(const device_geometry& g, const double
   return __ldcg(beta_f + static_cast<std::size_t>(i1) * g.M + m);
 }
 
-// One warp: beta_i of frame f from beta_{i+1} and the backward rows of gsum block (f, i), as
-// fb_ring_kernel<K> computes it; beta_N is written too on the first step. After the last step
-// (i = 0) the frame's backward failure, if any, is recorded.
-template <int K>
-__device__ void beta_row(const device_geometry& g, const device_frames& b, int f, int i,
-                         const double* gsum, double* beta_f, const double* end_prior) {
+// One warp: beta_i of frame f from beta_{i+1} (`prev(m)`, 0 outside the states) and the backward
+// gsum rows of (f, i) (`row(m, j)`: entries 2j and 2j + 1 of state m's row), as fb_ring_kernel<K>
+// computes it; `store(m, v)` takes the row. After the last step (i = 0) the frame's backward
+// failure, if any, is recorded.
+template <int K, class Prev, class Row, class Store>
+__device__ __forceinline__ void beta_row(const device_geometry& g, const device_frames& b, int f,
+                                         int i, const double* end_prior, const Prev& prev,
+                                         const Row& row, const Store& store) {
   const int lane = threadIdx.x & 31;
-  const long long rho = b.rho[f];
-  auto prev = [&](int m) { return beta_at(g, beta_f, end_prior, rho, i + 1, m); };
   unsigned key = 0;
-  for (int m = lane; m < g.M; m += 32) {
-    const double v = prev(m);
-    key = max(key, row_scale::key_of(v));
-    if (i + 1 == g.N) beta_f[static_cast<std::size_t>(g.N) * g.M + m] = v;
-  }
+  for (int m = lane; m < g.M; m += 32) key = max(key, row_scale::key_of(prev(m)));
   const double scale = row_scale::of_key(row_scale::warp_max(key));
-  const double* gs = gsum + gsum_block(g, f, i) + static_cast<std::size_t>(g.M) * g.Kp;
   unsigned key_out = 0;
   for (int m = lane; m < g.M; m += 32) {
-    const double2* gr = reinterpret_cast<const double2*>(gs + static_cast<std::size_t>(m) * g.Kp);
     double v0 = 0, v1 = 0, v2 = 0, v3 = 0;  // band_sum's chains
 #pragma unroll 1
     for (int k = 0; k < K; k += 4) {
-      const double2 a = __ldcg(gr + k / 2), c = __ldcg(gr + k / 2 + 1);
+      const double2 a = row(m, k / 2), c = row(m, k / 2 + 1);
       const int mm = m + g.clo + k;
       v0 = __fma_rn(a.x, prev(mm), v0);
       v1 = __fma_rn(a.y, prev(mm + 1), v1);
@@ -76,11 +71,12 @@ __device__ void beta_row(const device_geometry& g, const device_frames& b, int f
       v3 = __fma_rn(c.y, prev(mm + 3), v3);
     }
     const double v = ((v0 + v1) + (v2 + v3)) * scale;
-    beta_f[static_cast<std::size_t>(i) * g.M + m] = v;
+    store(m, v);
     key_out = max(key_out, row_scale::key_of(v));
   }
   key_out = row_scale::warp_max(key_out);
   if (i != 0) return;
+  const long long rho = b.rho[f];
   unsigned key_end = 0;  // fb_ring_kernel's first scale: that of beta_N
   for (int m = lane; m < g.M; m += 32)
     key_end = max(key_end, row_scale::key_of(fb_start(g, false, m, rho, end_prior)));
@@ -136,7 +132,7 @@ __global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
     window[x] = beta_at(g, beta_f, end_prior, rho, i + 1, mp0 + g.clo + x);
   __syncwarp();
   const std::size_t v_at = (stored_index(g, f, i) * g.M + mp0) * g.q;
-  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
+  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, nullptr, f, i, mp0, tasks,
                               [&](int t, int D, bool lane_on, const float(&F)[W]) {
                                 const double v = fold_beta<W>(window + t, F);
                                 if (lane_on) V[v_at + static_cast<std::size_t>(t) * g.q + D] = v;
@@ -149,10 +145,99 @@ __global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
   before = __shfl_sync(0xffffffffu, before, 0);
   if (before + 1 != static_cast<unsigned long long>(chunks) * (g.N - i)) return;
   __threadfence();
-  beta_row<K>(g, b, f, i, gsum, beta_f, end_prior);
+  auto prev = [&](int m) { return beta_at(g, beta_f, end_prior, rho, i + 1, m); };
+  if (i + 1 == g.N)
+    for (int m = lane; m < g.M; m += 32) beta_f[static_cast<std::size_t>(g.N) * g.M + m] = prev(m);
+  const double2* rows = reinterpret_cast<const double2*>(gsum + gsum_block(g, f, i) +
+                                                         static_cast<std::size_t>(g.M) * g.Kp);
+  beta_row<K>(
+      g, b, f, i, end_prior, prev,
+      [&](int m, int j) { return __ldcg(rows + static_cast<std::size_t>(m) * (g.Kp / 2) + j); },
+      [&](int m, double v) { beta_f[static_cast<std::size_t>(i) * g.M + m] = v; });
   __threadfence();
   __syncwarp();
   if (lane == 0) device_counter(ready[f]).store(g.N - i, ::cuda::memory_order_release);
+}
+
+// The padding on either side of a beta row in gamma_beta_frame_kernel's shared memory: fold_beta
+// reads up to W - 1 + m_n^+ states past the row's end and m_n^- before it, beta_row K - 1 + m_n^-.
+__host__ __device__ constexpr int frame_row_pad(int W) {
+  return W + 4;
+}
+// Dynamic shared memory of a gamma_beta_frame_kernel<W> block of `threads` threads: the backward
+// gsum rows of one index (16-byte aligned, first), two rows of beta, the warps' sums over D.
+__host__ __device__ constexpr std::size_t gamma_beta_frame_shared(int W, int threads, int M,
+                                                                  int Kp) {
+  return (static_cast<std::size_t>(M) * Kp +
+          2 * (static_cast<std::size_t>(M) + 2 * frame_row_pad(W))) *
+             sizeof(double) +
+         gamma_warp_shared(W, threads);
+}
+
+// gamma_beta_frame_kernel<W, NoSub>: the same results as gamma_beta_kernel (gsum, V and every row
+// of beta), with a block per frame (grid: frames) that runs the frame's indices i = N-1 down to 0
+// on its own: warp w takes the `per_warp` states from w * per_warp, the block meets at a barrier,
+// one warp computes beta_i in shared memory, and a second barrier releases index i - 1.
+// Why: gamma_beta_kernel's items wait for their frame's beta row unless a round of items (one
+// index of every frame) is long, which M_tau = 33 and a few thousand frames are not (measured
+// 2-10% slower than the three kernels). Here nothing waits on another block, so the parts of a
+// chunk pipeline as in the three-kernel path; but a frame's block runs for milliseconds, so a
+// chunk needs several waves of blocks (fold_min_frames). The beta step reads shared memory only.
+// Registers are capped so that 24 warps stay resident at W <= 11 (no spills, ptxas -v).
+// Shared: gamma_beta_frame_shared(W, blockDim.x, M, Kp).
+template <int W, bool NoSub>
+__global__ void __launch_bounds__(512) __maxnreg__(W <= 11   ? 80
+                                                   : W <= 16 ? 96
+                                                             : 128)
+    gamma_beta_frame_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
+                            double* V, double* gsum, double* beta, const double* end_prior,
+                            int per_warp) {
+  constexpr int K = (W + 3) / 4 * 4, P = frame_row_pad(W);
+  extern __shared__ double frame_shared[];
+  const int f = blockIdx.x;
+  if (b.status[f] != status_ok) return;  // whole block
+  const int warp = threadIdx.x >> 5;
+  const int row_size = g.M + 2 * P;
+  double* back = frame_shared;                                 // [M][Kp], entries k >= M_n zero
+  double* rows = back + static_cast<std::size_t>(g.M) * g.Kp;  // two rows of beta, zero padded
+  double* red = rows + 2 * row_size + warp * (W * gamma_red_stride);
+  for (int x = threadIdx.x; x < g.M * g.Kp + 2 * row_size; x += blockDim.x) back[x] = 0;
+  __syncthreads();
+  const long long rho = b.rho[f];
+  double* beta_f = beta + static_cast<std::size_t>(f) * (g.N + 1) * g.M;
+  for (int m = threadIdx.x; m < g.M; m += blockDim.x) {
+    const double v = fb_start(g, false, m, rho, end_prior);
+    rows[(g.N & 1) * row_size + P + m] = v;
+    beta_f[static_cast<std::size_t>(g.N) * g.M + m] = v;
+  }
+  __syncthreads();
+  const int mp0 = warp * per_warp, tasks = min(per_warp, g.M - mp0);
+  for (int i = g.N - 1; i >= 0; --i) {
+    const double* next = rows + ((i + 1) & 1) * row_size + P;  // beta_{i+1}
+    double* cur = rows + (i & 1) * row_size + P;
+    if (tasks > 0) {
+      const std::size_t v_at = (stored_index(g, f, i) * g.M + mp0) * g.q;
+      const double* window = next + mp0 + g.clo;
+      gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, back, f, i, mp0, tasks,
+                                  [&](int t, int D, bool lane_on, const float(&F)[W]) {
+                                    const double v = fold_beta<W>(window + t, F);
+                                    if (lane_on)
+                                      V[v_at + static_cast<std::size_t>(t) * g.q + D] = v;
+                                  });
+    }
+    __syncthreads();  // the backward rows of index i are complete
+    if (warp == 0) {
+      const double2* rows2 = reinterpret_cast<const double2*>(back);
+      beta_row<K>(
+          g, b, f, i, end_prior, [&](int m) { return next[m]; },
+          [&](int m, int j) { return rows2[m * (g.Kp / 2) + j]; },
+          [&](int m, double v) {
+            cur[m] = v;
+            beta_f[static_cast<std::size_t>(i) * g.M + m] = v;
+          });
+    }
+    __syncthreads();  // beta_i is out, and the backward rows may be overwritten
+  }
 }
 
 }  // namespace gpufec::sync::cuda_detail

@@ -89,12 +89,13 @@ constexpr int gamma_warp_max_tasks = 32;
 // depends only on (frame, i), or on D, is done once. For each state t and each chunk of 32 symbols
 // it hands this lane's row (R for drift changes m_n^- + k, zero where invalid) to
 // sink(t, D, lane_on, F), then adds sum_D Pr{D} R and writes gsum(k, m') (k = delta - m_n^-, 0
-// where invalid; see gsum_block). `red`: this warp's W * gamma_red_stride doubles of shared memory.
+// where invalid; see gsum_block), and also to back[m' Kp + k] when `back` is not null (a backward
+// row kept in shared memory). `red`: this warp's W * gamma_red_stride doubles of shared memory.
 template <int W, bool NoSub, class Sink>
 __device__ __forceinline__ void gamma_warp_states(const device_geometry& g, const device_frames& b,
                                                   const std::uint32_t* codewords, double* red,
-                                                  double* gsum, int f, int i, int mp0, int tasks,
-                                                  Sink&& sink) {
+                                                  double* gsum, double* back, int f, int i, int mp0,
+                                                  int tasks, Sink&& sink) {
   constexpr int S = gamma_red_lanes(W), T = 32 / S;
   const int lane = threadIdx.x & 31;
   // The received symbols of the warp's lattices as a 96-bit window built with three ballots:
@@ -193,8 +194,11 @@ __device__ __forceinline__ void gamma_warp_states(const device_geometry& g, cons
     }
 #pragma unroll
     for (int o = S / 2; o >= 1; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    if (lane < S * W && lane % S == 0)
-      store_gsum(g, gsum_fi, lane / S, mp, uniform ? acc * g.uniform_prior : acc);
+    if (lane < S * W && lane % S == 0) {
+      const double v = uniform ? acc * g.uniform_prior : acc;
+      store_gsum(g, gsum_fi, lane / S, mp, v);
+      if (back) back[mp * g.Kp + lane / S] = v;
+    }
   }
 }
 
@@ -229,7 +233,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
   // R of state mp0 + t at gamma[f][i][mp0 + t] (k-major, then D).
   const std::size_t out_at = (stored_index(g, f, i) * g.M + mp0) * W * g.q;
-  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, f, i, mp0, tasks,
+  gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, nullptr, f, i, mp0, tasks,
                               [&](int t, int D, bool lane_on, const float(&F)[W]) {
                                 if (!gamma || !lane_on) return;
                                 float* o =

@@ -21,6 +21,11 @@ struct gamma_beta_kernels {
   static constexpr gamma_beta_fn fn = gamma_beta_kernel<W, NoSub>;
 };
 
+struct gamma_beta_frame_kernels {
+  template <int W, bool NoSub>
+  static constexpr gamma_beta_frame_fn fn = gamma_beta_frame_kernel<W, NoSub>;
+};
+
 template <class Kernels, bool NoSub, int... W>
 auto width_table(std::integer_sequence<int, W...>) {
   return std::array{Kernels::template fn<W + 2, NoSub>...};
@@ -50,6 +55,10 @@ gamma_warp_fn gamma_warp_for(int W, bool nosub) {
 }
 gamma_beta_fn gamma_beta_for(int W, bool nosub) {
   return kernel_for_width<gamma_beta_kernels>(W, nosub);
+}
+
+gamma_beta_frame_fn gamma_beta_frame_for(int W, bool nosub) {
+  return kernel_for_width<gamma_beta_frame_kernels>(W, nosub);
 }
 
 fb_ring_fn fb_ring_for(int K) {

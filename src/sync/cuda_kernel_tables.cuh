@@ -15,6 +15,8 @@ using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32
                                double*, int);
 using gamma_beta_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, double*,
                                double*, double*, const double*, unsigned long long*, int);
+using gamma_beta_frame_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, double*,
+                                     double*, double*, const double*, int);
 using fb_ring_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
                             const double*, int);
 using fb_step_fn = void (*)(device_geometry, device_frames, const double*, double*, double*,
@@ -23,10 +25,11 @@ using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, in
                         const void*, const double*, const double*, double*, std::uint32_t*, double*,
                         int*, unsigned*);
 
-// gamma_warp_kernel and gamma_beta_kernel for a row of W = M_n entries, 2 <= W <= 32 (else null),
-// on a channel with (nosub false) or without substitutions.
+// gamma_warp_kernel, gamma_beta_kernel and gamma_beta_frame_kernel for a row of W = M_n entries, 2
+// <= W <= 32 (else null), on a channel with (nosub false) or without substitutions.
 gamma_warp_fn gamma_warp_for(int W, bool nosub);
 gamma_beta_fn gamma_beta_for(int W, bool nosub);
+gamma_beta_frame_fn gamma_beta_frame_for(int W, bool nosub);
 // fb_ring_kernel<K>, K in {4, 8, ..., 32} (else null).
 fb_ring_fn fb_ring_for(int K);
 // fb_step_kernel<K>: K of fb_ring_kernel, or 0 for fb_kernel's order.

@@ -11,10 +11,12 @@
 //                     warps of their own, or fb_kernel, the general one.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (compact storage), plus the drift posterior lambda_i.
-// A chunk of many frames (decoder_options::fold_min_frames) folds beta into gamma instead:
-// gamma_beta_kernel (cuda_folded_kernel.cuh) runs the lattices of index i once beta_{i+1} of their
-// frame is known, computes the beta rows itself and stores V = sum_k beta R, M_n times fewer values
-// than R; then alpha alone (fb_ring_kernel) and app_kernel from V. The same digits either way.
+// A chunk of many frames (decoder_options::fold_min_frames) folds beta into gamma instead
+// (cuda_folded_kernel.cuh): the lattices of index i run once beta_{i+1} of their frame is known,
+// the kernel computes the beta rows itself and stores V = sum_k beta R, M_n times fewer values
+// than R; then alpha alone (fb_ring_kernel) and app_kernel from V. gamma_beta_kernel hands out
+// items of states of one (frame, i) across the device; gamma_beta_frame_kernel gives each frame
+// a block of its own. The same digits either way.
 // Local storage (cuda_local_storage.cu) keeps gamma of a ring of four indices and launches per
 // index instead: gamma, one step of alpha or beta (fb_step_kernel), and L, on rotating streams.
 //

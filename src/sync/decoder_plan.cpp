@@ -24,6 +24,18 @@ std::string to_string(storage_mode s) {
   }
   return "?";
 }
+
+std::string to_string(fold_kernel k) {
+  switch (k) {
+    case fold_kernel::automatic:
+      return "auto";
+    case fold_kernel::items:
+      return "items";
+    case fold_kernel::frames:
+      return "frames";
+  }
+  return "?";
+}
 std::string to_string(lattice_mode l) {
   return l == lattice_mode::corridor ? "corridor" : "full";
 }

@@ -258,10 +258,11 @@ TEST(SyncCuda, AFrameHasTheSameDigitsAloneAndInABatch) {
 
 // A chunk of at least fold_min_frames frames takes the folded path (gamma and beta interleaved, V
 // stored instead of R, then alpha and L); smaller chunks the three kernels. A frame has the same
-// digits either way: a batch of 200 folded against the same frames in chunks of 30, bit for bit,
-// and against the CPU. Both gamma variants (with and without substitutions), two chunks of
-// symbols per lane (q = 64), an unknown end, priors, a frame skipped for its length and, without
-// insertions or substitutions, a frame with zero probability (a complemented symbol).
+// digits either way: a batch of 200 folded by each kernel (items; frames, in three pipelined
+// parts) against the same frames in chunks of 30, bit for bit, and against the CPU. Both gamma
+// variants (with and without substitutions), two chunks of symbols per lane (q = 64), an unknown
+// end, priors, a frame skipped for its length and, without insertions or substitutions, a frame
+// with zero probability (a complemented symbol).
 TEST(SyncCuda, FoldedChunksMatchTheThreeKernelPathBitForBit) {
   SKIP_WITHOUT_GPU();
   struct fold_case {
@@ -283,29 +284,38 @@ TEST(SyncCuda, FoldedChunksMatchTheThreeKernelPathBitForBit) {
     o.fold_min_frames = 64;
     const std::vector<double> priors = random_priors(code, in.frames(), 3);
     const double* pr = c.priors ? priors.data() : nullptr;
-    decoder_plan folded(code, c.ch, o, backend::cuda, 200);
     decoder_options chunks_of_30 = o;  // the same batch in chunks of 30 frames: three kernels
     chunks_of_30.storage = storage_mode::global;
-    chunks_of_30.memory_budget =
-        decoder_plan::memory_estimate(code, folded.summary().frame, folded.summary().codeword,
-                                      storage_mode::global, real_kind::f32, 30);
+    const plan_summary limits = decoder_plan(code, c.ch, o).summary();  // drift limits
+    chunks_of_30.memory_budget = decoder_plan::memory_estimate(
+        code, limits.frame, limits.codeword, storage_mode::global, real_kind::f32, 30);
     decoder_plan three(code, c.ch, chunks_of_30, backend::cuda, 200);
-    const auto& shapes = folded.summary().kernel_shapes;
-    EXPECT_TRUE(std::any_of(shapes.begin(), shapes.end(), [](const std::string& l) {
-      return l.find("folded, chunks of 64+") != std::string::npos;
-    })) << folded.describe();
-    decode_output a, b;
-    folded.decode(in.view(), a, pr);
+    decode_output b;
     three.decode(in.view(), b, pr);
-    EXPECT_EQ(a.app, b.app) << what;
-    EXPECT_EQ(a.decisions, b.decisions) << what;
-    EXPECT_EQ(a.drift_posterior, b.drift_posterior) << what;
-    EXPECT_EQ(a.decoded, b.decoded) << what;
-    EXPECT_EQ(a.messages, b.messages) << what;
-    EXPECT_FALSE(a.decoded[150]) << what;
-    if (c.impossible) {
-      EXPECT_FALSE(a.decoded[20]) << what;
-      EXPECT_NE(a.messages[20].find("zero probability"), std::string::npos) << a.messages[20];
+    // Both folding kernels: items (one part) and frames (three parts of the batch of 200).
+    for (const fold_kernel k : {fold_kernel::items, fold_kernel::frames}) {
+      const std::string with = cat(what, " fold ", to_string(k));
+      o.fold = k;
+      decoder_plan folded(code, c.ch, o, backend::cuda, 200);
+      const std::string expected = k == fold_kernel::frames
+                                       ? "folded, chunks of 64+ frames: a block per frame"
+                                       : "folded, chunks of 64+ frames: block";
+      const auto& shapes = folded.summary().kernel_shapes;
+      EXPECT_TRUE(std::any_of(shapes.begin(), shapes.end(), [&](const std::string& l) {
+        return l.find(expected) != std::string::npos;
+      })) << folded.describe();
+      decode_output a;
+      folded.decode(in.view(), a, pr);
+      EXPECT_EQ(a.app, b.app) << with;
+      EXPECT_EQ(a.decisions, b.decisions) << with;
+      EXPECT_EQ(a.drift_posterior, b.drift_posterior) << with;
+      EXPECT_EQ(a.decoded, b.decoded) << with;
+      EXPECT_EQ(a.messages, b.messages) << with;
+      EXPECT_FALSE(a.decoded[150]) << with;
+      if (c.impossible) {
+        EXPECT_FALSE(a.decoded[20]) << with;
+        EXPECT_NE(a.messages[20].find("zero probability"), std::string::npos) << a.messages[20];
+      }
     }
     compare(code, c.ch, o, in, what, pr, /*ties=*/c.ch.Pi == 0);
   }

@@ -31,7 +31,8 @@ struct bench_config {
   // Outputs of every decode: decisions and APPs always; the drift posterior only when set (it is
   // more data than the APPs and most users do not read it).
   bool drift_posterior = false;
-  std::size_t fold_min_frames = 0;  // decoder_options::fold_min_frames of the CUDA plans
+  std::size_t fold_min_frames = 0;            // decoder_options::fold_min_frames of the CUDA plans
+  fold_kernel fold = fold_kernel::automatic;  // decoder_options::fold of the CUDA plans
 };
 
 struct bench_row {

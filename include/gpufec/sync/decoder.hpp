@@ -31,6 +31,10 @@ namespace gpufec::sync {
 // global), the lattices run again for L; the CPU runs it as local. The same results in every mode;
 // automatic picks the fastest that fits the budget: global, then compact, then local.
 enum class storage_mode { automatic, global, compact, local };
+// CUDA, a chunk that folds beta into gamma (docs/sync.md): items, a warp per states of one
+// (frame, i) handed out across the device; frames, a block per frame running its indices alone.
+// automatic picks by the geometry (measured); the digits are the same either way.
+enum class fold_kernel { automatic, items, frames };
 // corridor: lattice paths stay within the codeword drift limits (the paper); full: unconstrained.
 enum class lattice_mode { corridor, full };
 enum class real_kind { f32, f64 };
@@ -55,13 +59,15 @@ struct decoder_options {
   std::optional<drift_limits> frame_limits;
   std::optional<drift_limits> codeword_limits;
   // CUDA: a chunk of at least this many frames runs gamma and beta interleaved, storing
-  // V = sum beta R instead of R (docs/sync.md); 0: from the device, enough frames that each index
-  // of the chunk fills it many times over, and only where V saves enough of R's bytes (M_n >= 16,
-  // measured). Tests and experiments: the digits are the same either way.
+  // V = sum beta R instead of R (docs/sync.md); 0: from the device and the kernel, enough frames
+  // to fill the device many times over (measured). Tests and experiments: the digits are the
+  // same either way.
   std::size_t fold_min_frames = 0;
+  fold_kernel fold = fold_kernel::automatic;  // which kernel folds (tests, experiments)
 };
 
 std::string to_string(storage_mode s);
+std::string to_string(fold_kernel k);
 std::string to_string(lattice_mode l);
 std::string to_string(real_kind r);
 
