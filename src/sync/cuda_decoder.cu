@@ -658,35 +658,25 @@ void cuda_engine::launch(const part& p, bool has_priors) {
     return;
   }
   const dim3 app_grid(static_cast<unsigned>(g_.N), static_cast<unsigned>(p.count));
-  if (frame_folds_) {
-    launch_frame_folded(p, b, reinterpret_cast<double*>(gamma), gsum, beta, end_prior);
-    fb_ring_for(fb_width_)<<<dim3(static_cast<unsigned>(p.count), 1), fb_shape_.threads,
-                             fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior,
-                                                     fb_log_ring_);
-    GPUFEC_CUDA_CHECK_LAUNCH("alpha kernel");
-    if (phases_recorded_) record(p.events[2], st);
-    app_for(false, app_from_v, 1)<<<app_grid, app_v_shape_.threads, app_v_shape_.shared, st>>>(
-        g_, b, codewords_.get(), app_v_shape_.Bx, app_v_shape_.By, app_groups_, gamma, alpha, beta,
-        app, decisions, lambda, status_out, app_blocks_done_.get());
-    GPUFEC_CUDA_CHECK_LAUNCH("app_kernel (from V)");
-    if (phases_recorded_) record(p.events[3], st);
-    return;
-  }
-  if (folded(p)) {
+  if (frame_folds_ || folded(p)) {
     // gamma and beta interleaved (V in the place of R), then alpha alone, then L from V.
-    unsigned long long* counters = counters_.get();  // a folded chunk is one part
-    GPUFEC_CUDA_CHECK(cudaMemsetAsync(counters, 0, fold_counters(p.count) * 8, st));
-    const int per_warp = fold_states_per_warp(p.count);
-    const long long items =
-        static_cast<long long>(g_.N) * p.count * ((g_.M + per_warp - 1) / per_warp);
-    const long long per_block = fold_shape_.threads / 32;
-    gamma_beta_for(gamma_width_,
-                   gamma_nosub())<<<static_cast<unsigned>((items + per_block - 1) / per_block),
-                                    fold_shape_.threads, fold_shape_.shared, st>>>(
-        g_, b, codewords_.get(), reinterpret_cast<double*>(gamma), gsum, beta, end_prior, counters,
-        per_warp);
-    GPUFEC_CUDA_CHECK_LAUNCH("gamma_beta_kernel");
-    if (phases_recorded_) record(p.events[1], st);
+    if (frame_folds_) {
+      launch_frame_folded(p, b, reinterpret_cast<double*>(gamma), gsum, beta, end_prior);
+    } else {
+      unsigned long long* counters = counters_.get();  // folded by items, a chunk is one part
+      GPUFEC_CUDA_CHECK(cudaMemsetAsync(counters, 0, fold_counters(p.count) * 8, st));
+      const int per_warp = fold_states_per_warp(p.count);
+      const long long items =
+          static_cast<long long>(g_.N) * p.count * ((g_.M + per_warp - 1) / per_warp);
+      const long long per_block = fold_shape_.threads / 32;
+      gamma_beta_for(gamma_width_,
+                     gamma_nosub())<<<static_cast<unsigned>((items + per_block - 1) / per_block),
+                                      fold_shape_.threads, fold_shape_.shared, st>>>(
+          g_, b, codewords_.get(), reinterpret_cast<double*>(gamma), gsum, beta, end_prior,
+          counters, per_warp);
+      GPUFEC_CUDA_CHECK_LAUNCH("gamma_beta_kernel");
+      if (phases_recorded_) record(p.events[1], st);
+    }
     fb_ring_for(fb_width_)<<<dim3(static_cast<unsigned>(p.count), 1), fb_shape_.threads,
                              fb_shape_.shared, st>>>(g_, b, gsum, alpha, beta, end_prior,
                                                      fb_log_ring_);

@@ -160,7 +160,8 @@ __global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
 }
 
 // The padding on either side of a beta row in gamma_beta_frame_kernel's shared memory: fold_beta
-// reads up to W - 1 + m_n^+ states past the row's end and m_n^- before it, beta_row K - 1 + m_n^-.
+// reads up to m_n^+ <= W - 1 states past the row's end and -m_n^- <= W - 1 before it, beta_row up
+// to m_n^+ + 3 past it (its K rounds W up to a multiple of 4). The padding stays zero.
 __host__ __device__ constexpr int frame_row_pad(int W) {
   return W + 4;
 }
