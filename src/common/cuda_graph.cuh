@@ -19,7 +19,11 @@ class graph_exec {
     if (exec_) cudaGraphExecDestroy(exec_);
     exec_ = nullptr;
     if (!graph) return;
-    const cudaError_t status = cudaGraphInstantiate(&exec_, graph, 0);
+    // Kernel nodes keep the priority of the stream they were captured from; without this flag
+    // every node runs at the launch stream's priority (measured in the sync decoder: a part's
+    // alpha waited ~5 ms behind other parts' queued gamma blocks).
+    const cudaError_t status =
+        cudaGraphInstantiateWithFlags(&exec_, graph, cudaGraphInstantiateFlagUseNodePriority);
     cudaGraphDestroy(graph);
     if (status != cudaSuccess) exec_ = nullptr;
     GPUFEC_CUDA_CHECK(status);

@@ -37,6 +37,11 @@ template <class Kernel>
 void allow_shared(Kernel kernel, std::size_t shared) {
   GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(shared)));
+  // Every kernel asks for the largest shared-memory carveout, so that an SM running one kernel's
+  // blocks can take another's without first draining to change its L1/shared split (kernels of
+  // different parts run side by side).
+  GPUFEC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                         cudaSharedmemCarveoutMaxShared));
 }
 
 // A block per frame, a thread per state: the widest block of whole warps, from `threads` down by
@@ -119,8 +124,12 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
     GPUFEC_CUDA_CHECK(cudaStreamCreateWithPriority(st, cudaStreamNonBlocking, greatest_priority));
   gamma_streams_.resize(max_parts);
   gamma_done_.resize(max_parts);
-  for (cudaStream_t& st : gamma_streams_)
-    GPUFEC_CUDA_CHECK(cudaStreamCreateWithPriority(&st, cudaStreamNonBlocking, least_priority));
+  // Part k's gamma stream ranks below part k - 1's (down to the least priority): freed SM slots go
+  // to the earliest part's queued blocks, so the parts finish in order, the smallest last.
+  for (int k = 0; k < max_parts; ++k)
+    GPUFEC_CUDA_CHECK(
+        cudaStreamCreateWithPriority(&gamma_streams_[k], cudaStreamNonBlocking,
+                                     std::min(greatest_priority + 1 + k, least_priority)));
   for (cudaEvent_t& e : gamma_done_)
     GPUFEC_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   for (cudaStream_t& st : ring_streams_)
@@ -306,10 +315,11 @@ void cuda_engine::choose_shapes() {
   };
   // The register-row gamma kernel covers the common case: corridor lattice in float, a warp of
   // D lanes, a row of at most 32 entries and at most 32 codeword symbols (the received symbols a
-  // lattice reads then fit one 64-bit mask). A channel without substitutions has its variant.
+  // lattice reads then fit one 64-bit mask), more than gamma_prefix_rows of them (always so for
+  // 32 distinct binary codewords). A channel without substitutions has its variant.
   gamma_width_ = 0;
-  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n <= 32 && g_.Mn >= 2 &&
-      g_.Mn <= gamma_warp_max_width && g_.N <= 65535)  // i is grid.y
+  if (!f64_lattice_ && g_.corridor && g_.q >= 32 && g_.n > gamma_prefix_rows && g_.n <= 32 &&
+      g_.Mn >= 2 && g_.Mn <= gamma_warp_max_width && g_.N <= 65535)  // i is grid.y
     gamma_width_ = g_.Mn;
   if (gamma_width_) {
     const auto kernel = gamma_warp_for(gamma_width_, gamma_nosub());

@@ -163,8 +163,8 @@ class cuda_engine final : public detail::decoder_engine {
   // event each records after its alpha or beta step.
   std::array<cudaStream_t, 4> ring_streams_{};
   std::array<cudaEvent_t, 4> ring_events_{};
-  // The frame-folded path: part k's gamma kernel on gamma_streams_[k] (the lowest priority; the
-  // parts' streams have the highest, so alpha and L take SMs before queued gamma blocks), and
+  // The frame-folded path: part k's gamma kernel on gamma_streams_[k] (priorities below the
+  // parts' streams, so alpha and L take SMs before queued gamma blocks, and falling with k), and
   // the event its part's stream waits for.
   std::vector<cudaStream_t> gamma_streams_;
   std::vector<cudaEvent_t> gamma_done_;

@@ -106,9 +106,9 @@ __global__ void __launch_bounds__(256) __maxnreg__(W <= 16 ? 96 : 136)
   constexpr int K = (W + 3) / 4 * 4;  // == g.Kg
   extern __shared__ double fold_shared[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  double* red = fold_shared + warp * (W * gamma_red_stride);
+  double* red = fold_shared + warp * gamma_warp_doubles(W);
   double* window =
-      fold_shared + (blockDim.x >> 5) * (W * gamma_red_stride) + warp * gamma_fold_window;
+      fold_shared + (blockDim.x >> 5) * gamma_warp_doubles(W) + warp * gamma_fold_window;
   unsigned long long* done = counters + 1;
   unsigned long long* ready = done + b.frames;
   const int chunks = (g.M + per_warp - 1) / per_warp;
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(512) __maxnreg__(W <= 11   ? 80
   const int row_size = g.M + 2 * P;
   double* back = frame_shared;                                 // [M][Kp], entries k >= M_n zero
   double* rows = back + static_cast<std::size_t>(g.M) * g.Kp;  // two rows of beta, zero padded
-  double* red = rows + 2 * row_size + warp * (W * gamma_red_stride);
+  double* red = rows + 2 * row_size + warp * gamma_warp_doubles(W);
   for (int x = threadIdx.x; x < g.M * g.Kp + 2 * row_size; x += blockDim.x) back[x] = 0;
   __syncthreads();
   const long long rho = b.rho[f];

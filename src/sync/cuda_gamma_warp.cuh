@@ -31,9 +31,14 @@ __host__ __device__ constexpr int gamma_red_lanes(int W) {
   while (2 * s * W <= 32) s *= 2;
   return s;
 }
+// Doubles of shared memory per warp of gamma_warp_states: the products summed over D (W rows of
+// gamma_red_stride), then the shared prefix rows (W rows of 32 floats, see gamma_prefix_rows).
+__host__ __device__ constexpr int gamma_warp_doubles(int W) {
+  return W * gamma_red_stride + W * 16;
+}
 // Dynamic shared memory of a gamma_warp_kernel<W> block of `threads` threads.
 __host__ __device__ constexpr std::size_t gamma_warp_shared(int W, int threads) {
-  return static_cast<std::size_t>(threads / 32) * W * gamma_red_stride * sizeof(double);
+  return static_cast<std::size_t>(threads / 32) * gamma_warp_doubles(W) * sizeof(double);
 }
 
 // One lattice row in registers: entry k (drift m_n^- + k) from left = this row's entry k - 1,
@@ -81,6 +86,14 @@ __device__ __forceinline__ void lattice_row(float (&F)[W], const Prev& prev, uns
   }
 }
 
+// Rows 1 ... gamma_prefix_rows of a lattice depend on the codeword's first gamma_prefix_rows bits
+// only: 16 prefixes, so a warp computes them for two states at once (lanes 0-15: state t, lanes
+// 16-31: state t + 1, lane & 15 the prefix) into shared memory, and each lattice starts from the
+// row of its prefix there. The same operations on the same operands: the same digits. For q = 32
+// and n = 10, two rows in ten fewer per lattice for W loads (and W stores per two states); in
+// registers (shuffles) instead, the rows of state t + 1 stayed live and the kernels spilled.
+constexpr int gamma_prefix_rows = 4;
+
 // The largest number of consecutive m' one warp takes (the received window below holds 96 bits:
 // 31 more than the 64 a lattice reads).
 constexpr int gamma_warp_max_tasks = 32;
@@ -90,7 +103,7 @@ constexpr int gamma_warp_max_tasks = 32;
 // it hands this lane's row (R for drift changes m_n^- + k, zero where invalid) to
 // sink(t, D, lane_on, F), then adds sum_D Pr{D} R and writes gsum(k, m') (k = delta - m_n^-, 0
 // where invalid; see gsum_block), and also to back[m' Kp + k] when `back` is not null (a backward
-// row kept in shared memory). `red`: this warp's W * gamma_red_stride doubles of shared memory.
+// row kept in shared memory). `red`: this warp's gamma_warp_doubles(W) doubles of shared memory.
 template <int W, bool NoSub, class Sink>
 __device__ __forceinline__ void gamma_warp_states(const device_geometry& g, const device_frames& b,
                                                   const std::uint32_t* codewords, double* red,
@@ -128,8 +141,29 @@ __device__ __forceinline__ void gamma_warp_states(const device_geometry& g, cons
   const std::uint32_t x_lane = x_row[lane];
   const double prior_lane = uniform ? 1.0 : prior_of(b, g, f, i, lane);
   double* gsum_fi = gsum + gsum_block(g, f, i);
+  // Row gamma_prefix_rows of states t & ~1 (entries [k][prefix]) and t | 1 ([k][16 + prefix]).
+  float* prefix_rows = reinterpret_cast<float*>(red + W * gamma_red_stride);
 
   for (int t = 0; t < tasks; ++t) {
+    if ((t & 1) == 0) {
+      // State t + 1 may not exist (t + 1 == tasks <= 32): that half then computes unused rows.
+      const int u = t + (lane >> 4);
+      const unsigned plo = __funnelshift_r(window[0], window[1], u),
+                     phi = __funnelshift_r(window[1], window[2], u), bits = lane & 15u;
+      auto match_bits = [&](int r) {
+        return __funnelshift_r(plo, phi, r - 1) ^ (((bits >> (r - 1)) & 1u) - 1u);
+      };
+      float P[W];
+      lattice_row<W, true, NoSub>(P, g.row0, match_bits(1), ins, del, match, mismatch);
+#pragma unroll
+      for (int r = 2; r <= gamma_prefix_rows; ++r) {
+        lattice_row<W, true, NoSub>(P, P, match_bits(r), ins, del, match, mismatch);
+      }
+      // The previous states' reads are done: every lane has passed the __syncwarp after them.
+#pragma unroll
+      for (int k = 0; k < W; ++k) prefix_rows[k * 32 + lane] = P[k];
+      __syncwarp();
+    }
     const int mp = mp0 + t;
     const auto [d0, d1] = drift_changes(g, mp, rest0c - t);
     const bool valid = t >= t_begin && t < t_end && d0 <= d1;
@@ -146,19 +180,17 @@ __device__ __forceinline__ void gamma_warp_states(const device_geometry& g, cons
                            : D0 == 0 || uniform ? prior_lane
                                                 : prior_of(b, g, f, i, D);
       float F[W];
+      // Row r's match bits: the mask window, inverted where the codeword bit is 0.
+      auto match_bits = [&](int r) {
+        return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);
+      };
       if (live) {
-        // Row r's match bits: the mask window, inverted where the codeword bit is 0.
-        auto match_bits = [&](int r) {
-          return __funnelshift_r(ylo, yhi, r - 1) ^ (((x >> (r - 1)) & 1u) - 1u);
-        };
-        if (g.n > 1) {
-          lattice_row<W, true, NoSub>(F, g.row0, match_bits(1), ins, del, match, mismatch);
-          for (int r = 2; r < g.n; ++r)
-            lattice_row<W, true, NoSub>(F, F, match_bits(r), ins, del, match, mismatch);
-          lattice_row<W, false, NoSub>(F, F, match_bits(g.n), ins, del, match, mismatch);
-        } else {
-          lattice_row<W, false, NoSub>(F, g.row0, match_bits(1), ins, del, match, mismatch);
-        }
+        const float* from = prefix_rows + (((t & 1) << 4) | static_cast<int>(x & 15u));
+#pragma unroll
+        for (int k = 0; k < W; ++k) F[k] = from[k * 32];
+        for (int r = gamma_prefix_rows + 1; r < g.n; ++r)
+          lattice_row<W, true, NoSub>(F, F, match_bits(r), ins, del, match, mismatch);
+        lattice_row<W, false, NoSub>(F, F, match_bits(g.n), ins, del, match, mismatch);
       }
       // R for the valid drift changes, zero elsewhere (only segments at an edge have such entries).
       if (!live || d0 > g.clo || d1 < g.clo + W - 1) {
@@ -230,7 +262,7 @@ __global__ void __launch_bounds__(256, W <= 16 ? 2 : 1)
   if (mp0 >= g.M) return;                  // whole warp
   if (b.status[f] == status_skip) return;  // as gamma_kernel
   const int tasks = min(per_warp, g.M - mp0);
-  double* red = gamma_red + (threadIdx.x >> 5) * (W * gamma_red_stride);
+  double* red = gamma_red + (threadIdx.x >> 5) * gamma_warp_doubles(W);
   // R of state mp0 + t at gamma[f][i][mp0 + t] (k-major, then D).
   const std::size_t out_at = (stored_index(g, f, i) * g.M + mp0) * W * g.q;
   gamma_warp_states<W, NoSub>(g, b, codewords, red, gsum, nullptr, f, i, mp0, tasks,
