@@ -991,8 +991,20 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
   timings_ = {};
   const std::size_t frames = received.frames();
   const std::size_t per_prior = static_cast<std::size_t>(g_.N) * g_.q;
-  for (std::size_t first = 0; first < frames; first += chunk_) {
-    const int count = static_cast<int>(std::min(chunk_, frames - first));
+  // Steps of equal size whose results fit the page-locked staging: beyond it, a chunk's results
+  // are copied into the caller's pageable memory while the host waits (measured: 8 000 frames
+  // at 66 000-80 000 frames/s against ~100 000 for 4 000, thirteenth session).
+  const std::size_t N = g_.N,
+                    staged_per_frame = sizeof(int) + N * 4 + N * g_.q * 8 +
+                                       (out.drift_posterior.empty() ? 0 : (N + 1) * g_.M * 8);
+  const std::size_t slack = max_parts * 4 * 16;  // each staged piece is 16-byte aligned
+  const std::size_t fit = std::max<std::size_t>(
+      1, pinned_output_limit > slack ? (pinned_output_limit - slack) / staged_per_frame : 0);
+  const std::size_t widest = std::min(chunk_, fit);
+  const std::size_t steps = (frames + widest - 1) / widest;
+  const std::size_t step = steps ? (frames + steps - 1) / steps : widest;
+  for (std::size_t first = 0; first < frames; first += step) {
+    const int count = static_cast<int>(std::min(step, frames - first));
     // Stage the chunk in page-locked memory, each frame at a fixed stride, truncated to the part
     // any lattice can read; one copy moves it.
     host_inputs_.reserve(inputs_at(nullptr, count).bytes);

@@ -256,6 +256,40 @@ TEST(SyncCuda, AFrameHasTheSameDigitsAloneAndInABatch) {
   }
 }
 
+// A batch whose results exceed the page-locked staging (256 MB: here 400 frames of q = 1024, ~830
+// KB of results each) is decoded in steps that fit it: the same digits as the same frames in calls
+// of 100.
+TEST(SyncCuda, BatchBeyondTheStagingHasTheDigitsOfSmallerCalls) {
+  SKIP_WITHOUT_GPU();
+  const bsid_params ch{1e-3, 1e-3, 0};
+  const tvb_code code = tvb_code::random(1024, 11, 100, 29);
+  constexpr std::size_t frames = 400, call = 100;
+  const auto data = testing::make_frames(code, ch, 37, frames);
+  decoder_options o;
+  o.storage = storage_mode::compact;  // no stored R: the whole batch is one chunk on the device
+  decoder_plan plan(code, ch, o, backend::cuda, frames);
+  decode_output all;
+  plan.decode(data.received.view(), all);
+  ASSERT_TRUE(std::all_of(all.decoded.begin(), all.decoded.end(), [](auto d) { return d; }));
+  ASSERT_GT(all.app.size() * sizeof(double), std::size_t{256} << 20);
+  const std::size_t N = code.N(), per = N * code.q(), lambdas = (N + 1) * all.M_tau;
+  for (std::size_t first = 0; first < frames; first += call) {
+    batch<std::uint8_t> part;
+    for (std::size_t f = first; f < first + call; ++f) part.push_back(data.received.frame(f));
+    decode_output some;
+    plan.decode(part.view(), some);
+    const std::string what = cat("frames from ", first, "\n", plan.describe());
+    EXPECT_TRUE(std::equal(some.app.begin(), some.app.end(), all.app.begin() + first * per))
+        << what;
+    EXPECT_TRUE(
+        std::equal(some.decisions.begin(), some.decisions.end(), all.decisions.begin() + first * N))
+        << what;
+    EXPECT_TRUE(std::equal(some.drift_posterior.begin(), some.drift_posterior.end(),
+                           all.drift_posterior.begin() + first * lambdas))
+        << what;
+  }
+}
+
 // A chunk of at least fold_min_frames frames takes the folded path (gamma and beta interleaved, V
 // stored instead of R, then alpha and L); smaller chunks the three kernels. A frame has the same
 // digits either way: a batch of 200 folded by each kernel (items; frames, in three pipelined
