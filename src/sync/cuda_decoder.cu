@@ -125,7 +125,8 @@ cuda_engine::cuda_engine(const tvb_code& code, const detail::geometry& g,
   gamma_streams_.resize(max_parts);
   gamma_done_.resize(max_parts);
   // Part k's gamma stream ranks below part k - 1's (down to the least priority): freed SM slots go
-  // to the earliest part's queued blocks, so the parts finish in order, the smallest last.
+  // to the earliest part's queued blocks (the graph's first dispatch fills the device in an order
+  // of its own).
   for (int k = 0; k < max_parts; ++k)
     GPUFEC_CUDA_CHECK(
         cudaStreamCreateWithPriority(&gamma_streams_[k], cudaStreamNonBlocking,
