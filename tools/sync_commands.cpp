@@ -1,6 +1,7 @@
 // `simulate sync`, `decode sync`, `bench sync`: TVB codes over the BSID channel, MAP decoder.
 #include <omp.h>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,13 +18,25 @@
 namespace gpufec::cli {
 namespace {
 
-const std::vector<std::string> storage_names = {"auto", "global", "compact", "local"};
+// Enum options: the names are the values' to_string, checked by CLI11 (IsMember) before
+// value_of() looks them up.
+constexpr std::array storage_modes = {sync::storage_mode::automatic, sync::storage_mode::global,
+                                      sync::storage_mode::compact, sync::storage_mode::local};
+constexpr std::array fold_kernels = {sync::fold_kernel::automatic, sync::fold_kernel::items,
+                                     sync::fold_kernel::frames};
 
-sync::storage_mode storage_from(const std::string& name) {
-  for (auto s :
-       {sync::storage_mode::global, sync::storage_mode::compact, sync::storage_mode::local})
-    if (name == sync::to_string(s)) return s;
-  return sync::storage_mode::automatic;
+template <class E, std::size_t K>
+std::vector<std::string> names_of(const std::array<E, K>& values) {
+  std::vector<std::string> names;
+  for (E v : values) names.push_back(sync::to_string(v));
+  return names;
+}
+
+template <class E, std::size_t K>
+E value_of(const std::string& name, const std::array<E, K>& values) {
+  for (E v : values)
+    if (name == sync::to_string(v)) return v;
+  throw invalid_argument(cat("unknown option value '", name, "'"));
 }
 
 // What describes the code and the decoder, shared by simulate and decode.
@@ -47,7 +60,7 @@ struct sync_code_options {
   sync::decoder_options decoder() const {
     sync::decoder_options o;
     o.Pr = Pr;
-    o.storage = storage_from(storage);
+    o.storage = value_of(storage, storage_modes);
     o.lattice = lattice == "full" ? sync::lattice_mode::full : sync::lattice_mode::corridor;
     o.lattice_real = lattice_real == "double" ? sync::real_kind::f64 : sync::real_kind::f32;
     o.end_known = end == "known";
@@ -79,7 +92,7 @@ void add_code_options(CLI::App& cmd, sync_code_options& o) {
   cmd.add_option("--storage", o.storage,
                  "gamma storage: auto, global, compact (CUDA: sums over D kept) or local (a ring "
                  "of indices, the paper's)")
-      ->check(CLI::IsMember(storage_names))
+      ->check(CLI::IsMember(names_of(storage_modes)))
       ->capture_default_str();
   cmd.add_option("--lattice", o.lattice,
                  "receiver metric: corridor (within the drift limits) or full")
@@ -240,7 +253,7 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd.add_option("--storage", o->storage, "auto, global, compact or local")
-      ->check(CLI::IsMember(storage_names))
+      ->check(CLI::IsMember(names_of(storage_modes)))
       ->capture_default_str();
   cmd.add_flag("--drift", o->drift, "also compute and copy back the drift posterior");
   cmd.add_option("--fold-min-frames", o->fold_min_frames,
@@ -250,21 +263,20 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
   cmd.add_option("--fold", o->fold,
                  "CUDA: the kernel of a folded chunk, items (a warp per states of one frame and "
                  "index) or frames (a block per frame); auto: by the geometry")
-      ->check(CLI::IsMember({"auto", "items", "frames"}))
+      ->check(CLI::IsMember(names_of(fold_kernels)))
       ->capture_default_str();
   return [o, &common] {
     sync::bench_config cfg;
     cfg.drift_posterior = o->drift;
     cfg.fold_min_frames = o->fold_min_frames;
-    for (auto k : {sync::fold_kernel::items, sync::fold_kernel::frames})
-      if (o->fold == sync::to_string(k)) cfg.fold = k;
+    cfg.fold = value_of(o->fold, fold_kernels);
     for (double p : o->p) cfg.points.push_back({o->q, o->n, o->N, p});
     cfg.gpu_batches = o->batches;
     cfg.cpu_frames = o->cpu_frames;
     cfg.cpu_threads = common.threads > 0 ? common.threads : 1;
     cfg.repeats = o->repeats;
     cfg.seed = common.seed ? common.seed : 1;
-    cfg.storage = storage_from(o->storage);
+    cfg.storage = value_of(o->storage, storage_modes);
     bool cuda = false;
     for (auto b : common.resolved_backends()) cuda |= b == backend::cuda;
     cfg.cuda = cuda;

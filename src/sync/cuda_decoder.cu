@@ -258,7 +258,8 @@ void cuda_engine::allocate(std::size_t frames) {
   alpha_.resize(frames * (N + 1) * M);
   beta_.resize(frames * (N + 1) * M);
   // Each part's decisions, APPs and drift posteriors, laid out as results_layout() says.
-  results_.resize(frames * (N * 4 + N * q * 8 + (N + 1) * M * 8) + max_parts * 3 * 16);
+  const result_counts c = results_per_frame();
+  results_.resize(frames * (c.decisions * 4 + (c.app + c.lambda) * 8) + max_parts * 3 * 16);
   inputs_.resize(inputs_at(nullptr, static_cast<int>(frames)).bytes);
   graph_.reset();  // it holds the old buffers
   chunk_ = frames;
@@ -406,7 +407,8 @@ void cuda_engine::choose_shapes() {
   // register-row gamma, beta rows as fb_ring_kernel computes them, and V in the place of R.
   fold_shape_ = {};
   app_v_shape_ = {};
-  if (gamma_width_ && fb_width_ && storage_ == storage_mode::global) {
+  const bool can_fold = gamma_width_ && fb_width_ && storage_ == storage_mode::global;
+  if (can_fold) {
     const auto kernel = gamma_beta_for(gamma_width_, gamma_nosub());
     const int threads = gamma_shape_.threads;
     const std::size_t shared = gamma_beta_shared(gamma_width_, threads);
@@ -422,7 +424,7 @@ void cuda_engine::choose_shapes() {
   // (bench/RESULTS.md, thirteenth session): 9 states (4 warps) beat 11 (3), 7, 6 and 3 by 1-8%.
   frame_shape_ = {};
   frame_per_warp_ = 0;
-  if (gamma_width_ && fb_width_ && storage_ == storage_mode::global) {
+  if (can_fold) {
     const auto kernel = gamma_beta_frame_for(gamma_width_, gamma_nosub());
     const int max_warps = std::min(512, max_block_threads_) / 32;
     const int least = std::min(8, g_.M);
@@ -724,29 +726,36 @@ void cuda_engine::launch(const part& p, bool has_priors) {
 // each array 16-byte aligned, in the order they are staged (after the status), so that one copy
 // moves what the caller wants.
 cuda_engine::results_layout cuda_engine::results_of(const part& p) const {
-  const std::size_t N = g_.N, q = g_.q, M = g_.M, n = p.count;
+  const std::size_t n = p.count;
+  const result_counts c = results_per_frame();
   results_layout r;
   // Written straight into the staging after the status, or into the device's results region.
   r.base = direct_ ? host_outputs_.device() + p.staged_at + align16(n * sizeof(int))
                    : results_.get() + p.results_at;
-  r.app_at = align16(n * N * 4);
-  r.lambda_at = r.app_at + align16(n * N * q * 8);
-  r.bytes = r.lambda_at + align16(n * (N + 1) * M * 8);
+  r.app_at = align16(n * c.decisions * 4);
+  r.lambda_at = r.app_at + align16(n * c.app * 8);
+  r.bytes = r.lambda_at + align16(n * c.lambda * 8);
   return r;
+}
+
+cuda_engine::result_counts cuda_engine::results_per_frame() const {
+  const std::size_t N = g_.N;
+  return {N, N * g_.q, (N + 1) * g_.M};
 }
 
 // A part's results in the order they are staged: status, decisions, APPs, drift posteriors.
 std::array<cuda_engine::piece, 4> cuda_engine::pieces_of(const part& p, decode_output& out,
                                                          std::size_t first, bool full_output) {
-  const std::size_t N = g_.N, q = g_.q, M = g_.M, at = first + p.first, n = p.count;
+  const std::size_t at = first + p.first, n = p.count;
+  const result_counts c = results_per_frame();
   const results_layout r = results_of(p);
   return {
       {{host_status_.data() + p.first, device_inputs(loaded_).status + p.first, n * sizeof(int)},
-       {out.decisions.data() + at * N, r.base, n * N * 4},
-       {full_output ? out.app.data() + at * N * q : nullptr, r.base + r.app_at,
-        full_output ? n * N * q * 8 : 0},
-       {lambda_wanted_ ? out.drift_posterior.data() + at * (N + 1) * M : nullptr,
-        r.base + r.lambda_at, lambda_wanted_ ? n * (N + 1) * M * 8 : 0}}};
+       {out.decisions.data() + at * c.decisions, r.base, n * c.decisions * 4},
+       {full_output ? out.app.data() + at * c.app : nullptr, r.base + r.app_at,
+        full_output ? n * c.app * 8 : 0},
+       {lambda_wanted_ ? out.drift_posterior.data() + at * c.lambda : nullptr, r.base + r.lambda_at,
+        lambda_wanted_ ? n * c.lambda * 8 : 0}}};
 }
 
 // Queues a part's result copies behind its kernels: into its own place in the page-locked staging
@@ -995,9 +1004,9 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
   // Steps of equal size whose results fit the page-locked staging: beyond it, a chunk's results
   // are copied into the caller's pageable memory while the host waits (measured: 8 000 frames
   // at 66 000-80 000 frames/s against ~100 000 for 4 000, thirteenth session).
-  const std::size_t N = g_.N,
-                    staged_per_frame = sizeof(int) + N * 4 + N * g_.q * 8 +
-                                       (out.drift_posterior.empty() ? 0 : (N + 1) * g_.M * 8);
+  const result_counts c = results_per_frame();
+  const std::size_t staged_per_frame =
+      sizeof(int) + c.decisions * 4 + c.app * 8 + (out.drift_posterior.empty() ? 0 : c.lambda * 8);
   const std::size_t slack = max_parts * 4 * 16;  // each staged piece is 16-byte aligned
   const std::size_t fit = std::max<std::size_t>(
       1, pinned_output_limit > slack ? (pinned_output_limit - slack) / staged_per_frame : 0);

@@ -70,6 +70,11 @@ class cuda_engine final : public detail::decoder_engine {
     std::size_t app_at, lambda_at, bytes;
   };
   results_layout results_of(const part& p) const;
+  // Values per frame of each result: decisions (4-byte words), APPs and drift posteriors (doubles).
+  struct result_counts {
+    std::size_t decisions, app, lambda;
+  };
+  result_counts results_per_frame() const;
   // A part's results: where each goes in the caller's output, where it is on the device.
   struct piece {
     void* to;

@@ -63,6 +63,24 @@ void expect_same(const decode_output& gpu, const decode_output& cpu, const std::
         << what << " lambda[" << k << "]";
 }
 
+// `some`, the outputs of frames [first, first + k) of a batch decoded on their own, has the digits
+// of those frames in `all`: APPs, decisions and drift posteriors, bit for bit.
+void expect_frames_of(const decode_output& some, const decode_output& all, std::size_t first,
+                      const std::string& what) {
+  const std::size_t k = some.decoded.size();
+  ASSERT_GT(k, 0u) << what;
+  // Both hold the same values per frame, and the slice lies within `all`.
+  auto slice_equal = [&](const auto& part, const auto& whole) {
+    const std::size_t per = part.size() / k;
+    return part.size() * all.decoded.size() == whole.size() * k &&
+           first * per + part.size() <= whole.size() &&
+           std::equal(part.begin(), part.end(), whole.begin() + first * per);
+  };
+  EXPECT_TRUE(slice_equal(some.app, all.app)) << what;
+  EXPECT_TRUE(slice_equal(some.decisions, all.decisions)) << what;
+  EXPECT_TRUE(slice_equal(some.drift_posterior, all.drift_posterior)) << what;
+}
+
 void compare(const tvb_code& code, const bsid_params& ch, const decoder_options& o,
              const batch<std::uint8_t>& received, const std::string& what,
              const double* priors = nullptr, bool ties = false) {
@@ -236,22 +254,12 @@ TEST(SyncCuda, AFrameHasTheSameDigitsAloneAndInABatch) {
     decode_output all;
     plan.decode(frames.view(), all);
     ASSERT_TRUE(std::all_of(all.decoded.begin(), all.decoded.end(), [](auto d) { return d; }));
-    const std::size_t per = static_cast<std::size_t>(N) * q,
-                      lambdas = static_cast<std::size_t>(N + 1) * all.M_tau;
     for (std::size_t f : {0, 17, 39}) {
       batch<std::uint8_t> one;
       one.push_back(frames.frame(f));
       decode_output alone;
       plan.decode(one.view(), alone);
-      const std::string what = cat("q ", q, " frame ", f, "\n", plan.describe());
-      EXPECT_TRUE(std::equal(alone.app.begin(), alone.app.end(), all.app.begin() + f * per))
-          << what;
-      EXPECT_TRUE(
-          std::equal(alone.decisions.begin(), alone.decisions.end(), all.decisions.begin() + f * N))
-          << what;
-      EXPECT_TRUE(std::equal(alone.drift_posterior.begin(), alone.drift_posterior.end(),
-                             all.drift_posterior.begin() + f * lambdas))
-          << what;
+      expect_frames_of(alone, all, f, cat("q ", q, " frame ", f, "\n", plan.describe()));
     }
   }
 }
@@ -272,21 +280,12 @@ TEST(SyncCuda, BatchBeyondTheStagingHasTheDigitsOfSmallerCalls) {
   plan.decode(data.received.view(), all);
   ASSERT_TRUE(std::all_of(all.decoded.begin(), all.decoded.end(), [](auto d) { return d; }));
   ASSERT_GT(all.app.size() * sizeof(double), std::size_t{256} << 20);
-  const std::size_t N = code.N(), per = N * code.q(), lambdas = (N + 1) * all.M_tau;
   for (std::size_t first = 0; first < frames; first += call) {
     batch<std::uint8_t> part;
     for (std::size_t f = first; f < first + call; ++f) part.push_back(data.received.frame(f));
     decode_output some;
     plan.decode(part.view(), some);
-    const std::string what = cat("frames from ", first, "\n", plan.describe());
-    EXPECT_TRUE(std::equal(some.app.begin(), some.app.end(), all.app.begin() + first * per))
-        << what;
-    EXPECT_TRUE(
-        std::equal(some.decisions.begin(), some.decisions.end(), all.decisions.begin() + first * N))
-        << what;
-    EXPECT_TRUE(std::equal(some.drift_posterior.begin(), some.drift_posterior.end(),
-                           all.drift_posterior.begin() + first * lambdas))
-        << what;
+    expect_frames_of(some, all, first, cat("frames from ", first, "\n", plan.describe()));
   }
 }
 
@@ -467,11 +466,7 @@ TEST(SyncCuda, DirectResultsEqualCopiedResults) {
   plan.decode(all.view(), copied);  // 120 frames: two parts, results copied
   plan.decode(few.view(), direct);  // 20 frames: one part, results written by L
   const std::size_t per = std::size_t{50} * 32;
-  EXPECT_TRUE(std::equal(direct.app.begin(), direct.app.end(), copied.app.begin()));
-  EXPECT_TRUE(
-      std::equal(direct.decisions.begin(), direct.decisions.end(), copied.decisions.begin()));
-  EXPECT_TRUE(std::equal(direct.drift_posterior.begin(), direct.drift_posterior.end(),
-                         copied.drift_posterior.begin()));
+  expect_frames_of(direct, copied, 0, plan.describe());
   for (std::size_t f = 0; f < 20; ++f) {
     EXPECT_EQ(direct.decoded[f], copied.decoded[f]) << f;
     EXPECT_EQ(direct.messages[f], copied.messages[f]) << f;
