@@ -1,6 +1,13 @@
-// Batches of frames: one contiguous buffer plus per-frame offsets, so frames may differ in length
-// (received sequences over an insertion/deletion channel always do) and a whole batch moves to the
-// GPU in one copy.
+// Batches of frames: one contiguous buffer, so a whole batch moves to the GPU in one copy.
+//
+// Two shapes, both first-class:
+// - uniform: every frame has the same length (`stride` elements; conv and polar frames, LLRs of
+//   one code): frame f is data[f * stride, (f + 1) * stride);
+// - ragged: per-frame offsets, for frames that differ in length (received sequences over an
+//   insertion/deletion channel always do): frame f is data[offsets[f], offsets[f + 1]).
+// A view also says where its memory lives. Host code may read a host view's data and offsets; a
+// device view (memory_space::device) is only handed to a plan's device path, which reads it on the
+// GPU (its offsets, when ragged, live on the device too).
 #pragma once
 
 #include <cstddef>
@@ -11,19 +18,65 @@
 
 namespace gpufec {
 
-// A read-only view of a batch: frame f is data[offsets[f], offsets[f + 1]).
+enum class memory_space { host, device };
+
+// A read-only view of a batch.
 template <class T>
 struct batch_view {
   const T* data = nullptr;
-  const std::size_t* offsets = nullptr;  // frames() + 1 entries, offsets[0] == 0
+  const std::size_t* offsets = nullptr;  // ragged: frames() + 1 entries, offsets[0] == 0
   std::size_t count = 0;
+  std::size_t stride = 0;  // uniform (offsets null): the length of every frame
+  memory_space where = memory_space::host;
 
+  static batch_view uniform(const T* data, std::size_t frames, std::size_t length,
+                            memory_space where = memory_space::host) {
+    return {data, nullptr, frames, length, where};
+  }
+  static batch_view ragged(const T* data, const std::size_t* offsets, std::size_t frames,
+                           memory_space where = memory_space::host) {
+    return {data, offsets, frames, 0, where};
+  }
+
+  bool is_uniform() const { return offsets == nullptr; }
+  bool on_device() const { return where == memory_space::device; }
   std::size_t frames() const { return count; }
-  std::size_t size() const { return count ? offsets[count] : 0; }
-  std::size_t length(std::size_t f) const { return offsets[f + 1] - offsets[f]; }
-  std::span<const T> frame(std::size_t f) const { return {data + offsets[f], length(f)}; }
+  // Elements of the whole batch and of frame f (a ragged device view: not readable on the host).
+  std::size_t size() const { return !count ? 0 : offsets ? offsets[count] : count * stride; }
+  std::size_t begin_of(std::size_t f) const { return offsets ? offsets[f] : f * stride; }
+  std::size_t length(std::size_t f) const { return offsets ? offsets[f + 1] - offsets[f] : stride; }
+  std::span<const T> frame(std::size_t f) const { return {data + begin_of(f), length(f)}; }
+  // Frames [first, first + n) as a view of their own (a ragged view keeps absolute offsets, so
+  // only uniform views can be sliced without copying).
+  batch_view slice(std::size_t first, std::size_t n) const {
+    require(is_uniform(), "only a uniform batch view can be sliced");
+    return {data + first * stride, nullptr, n, stride, where};
+  }
 };
 
+// A writable uniform batch: frames of `stride` elements each (decoder outputs).
+template <class T>
+struct batch_span {
+  T* data = nullptr;
+  std::size_t count = 0;
+  std::size_t stride = 0;
+  memory_space where = memory_space::host;
+
+  static batch_span uniform(T* data, std::size_t frames, std::size_t length,
+                            memory_space where = memory_space::host) {
+    return {data, frames, length, where};
+  }
+  bool on_device() const { return where == memory_space::device; }
+  std::size_t frames() const { return count; }
+  std::size_t size() const { return count * stride; }
+  std::span<T> frame(std::size_t f) const { return {data + f * stride, stride}; }
+  batch_span slice(std::size_t first, std::size_t n) const {
+    return {data + first * stride, n, stride, where};
+  }
+  operator batch_view<T>() const { return {data, nullptr, count, stride, where}; }
+};
+
+// An owning host batch, ragged or uniform in content (offsets are always kept).
 template <class T>
 class batch {
  public:
@@ -57,7 +110,9 @@ class batch {
   std::vector<T>& data() { return data_; }
   const std::vector<T>& data() const { return data_; }
   const std::vector<std::size_t>& offsets() const { return offsets_; }
-  batch_view<T> view() const { return {data_.data(), offsets_.data(), frames()}; }
+  batch_view<T> view() const {
+    return batch_view<T>::ragged(data_.data(), offsets_.data(), frames());
+  }
 
  private:
   std::vector<T> data_;
