@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "gpufec/sync/bench.hpp"
+#include "sync/bench.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpufec::sync;

@@ -52,7 +52,7 @@ int print_info() {
 // The shared options, added to every family's subcommand by the frame.
 void add_simulate_options(CLI::App& cmd, simulate_options& o) {
   cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->check(CLI::IsMember(names_of<gpufec::backend>()))
       ->capture_default_str();
   cmd.add_option("--seed", o.seed, "seed of every random draw")
       ->check(unsigned_integer())
@@ -82,16 +82,23 @@ void add_simulate_options(CLI::App& cmd, simulate_options& o) {
 
 void add_decode_options(CLI::App& cmd, decode_options& o) {
   cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto"}))
+      ->check(CLI::IsMember(names_of<gpufec::backend>()))
       ->capture_default_str();
   cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
       ->check(CLI::NonNegativeNumber);
 }
 
+// The bench backends: every backend name, and "all".
+std::vector<std::string> bench_backends() {
+  std::vector<std::string> names = names_of<gpufec::backend>();
+  names.emplace_back("all");
+  return names;
+}
+
 void add_bench_options(CLI::App& cmd, bench_options& o) {
   cmd.add_option("--backend", o.backend,
                  "cpu, cuda, auto, or all (cpu, and cuda when a GPU exists)")
-      ->check(CLI::IsMember({"cpu", "cuda", "auto", "all"}))
+      ->check(CLI::IsMember(bench_backends()))
       ->capture_default_str();
   cmd.add_option("--seed", o.seed, "seed of every random draw")
       ->check(unsigned_integer())

@@ -13,16 +13,11 @@
 namespace gpufec {
 
 sample_format parse_sample_format(std::string_view name) {
-  if (name == "auto") return sample_format::automatic;
-  if (name == "text") return sample_format::text;
-  if (name == "f32") return sample_format::f32;
-  throw invalid_argument(cat("unknown sample format '", name, "' (expected auto, text or f32)"));
+  return parse_name<sample_format>(name, "sample format");
 }
 
 bits_format parse_bits_format(std::string_view name) {
-  if (name == "text") return bits_format::text;
-  if (name == "packed") return bits_format::packed;
-  throw invalid_argument(cat("unknown bits format '", name, "' (expected text or packed)"));
+  return parse_name<bits_format>(name, "bits format");
 }
 
 namespace {

@@ -2,19 +2,29 @@
 // compare both. `automatic` resolves to cuda when a CUDA device is usable, else cpu.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
+
+#include "gpufec/common/enum_names.hpp"
 
 namespace gpufec {
 
 enum class backend { cpu, cuda, automatic };
 
+template <>
+struct enum_names<backend> {
+  static constexpr std::array entries{enum_entry{backend::cpu, "cpu"},
+                                      enum_entry{backend::cuda, "cuda"},
+                                      enum_entry{backend::automatic, "auto"}};
+};
+
 // "cpu", "cuda" or "auto"; "auto" is resolved at once (cuda when a CUDA device exists, else cpu).
 // Anything else throws invalid_argument naming the value.
 backend parse_backend(std::string_view name);
 std::string to_string(backend b);
-// Resolves `automatic`; a request for cuda without CUDA or a device throws invalid_argument saying
-// which is missing.
+// Resolves `automatic`; a request for cuda without CUDA compiled or without a device throws
+// backend_unavailable saying which is missing (the one check: src/common/backend_registry.hpp).
 backend resolve_backend(backend requested);
 
 }  // namespace gpufec

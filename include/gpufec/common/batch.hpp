@@ -1,10 +1,12 @@
 // Batches of frames: one contiguous buffer, so a whole batch moves to the GPU in one copy.
 //
-// Two shapes, both first-class:
+// Three shapes:
 // - uniform: every frame has the same length (`stride` elements; conv and polar frames, LLRs of
 //   one code): frame f is data[f * stride, (f + 1) * stride);
 // - ragged: per-frame offsets, for frames that differ in length (received sequences over an
-//   insertion/deletion channel always do): frame f is data[offsets[f], offsets[f + 1]).
+//   insertion/deletion channel always do): frame f is data[offsets[f], offsets[f + 1]);
+// - padded: frames at a fixed stride, each with its own length (<= stride), as a GPU stage that
+//   writes one frame per thread leaves them: frame f is data[f * stride, f * stride + lengths[f]).
 // A view also says where its memory lives. Host code may read a host view's data and offsets; a
 // device view (memory_space::device) is only handed to a plan's device path, which reads it on the
 // GPU (its offsets, when ragged, live on the device too).
@@ -26,8 +28,9 @@ struct batch_view {
   const T* data = nullptr;
   const std::size_t* offsets = nullptr;  // ragged: frames() + 1 entries, offsets[0] == 0
   std::size_t count = 0;
-  std::size_t stride = 0;  // uniform (offsets null): the length of every frame
+  std::size_t stride = 0;  // uniform (offsets null): the length of every frame; padded: the stride
   memory_space where = memory_space::host;
+  const std::size_t* lengths = nullptr;  // padded: frames() entries, each <= stride
 
   static batch_view uniform(const T* data, std::size_t frames, std::size_t length,
                             memory_space where = memory_space::host) {
@@ -37,8 +40,13 @@ struct batch_view {
                            memory_space where = memory_space::host) {
     return {data, offsets, frames, 0, where};
   }
+  static batch_view padded(const T* data, const std::size_t* lengths, std::size_t frames,
+                           std::size_t stride, memory_space where = memory_space::host) {
+    return {data, nullptr, frames, stride, where, lengths};
+  }
 
-  bool is_uniform() const { return offsets == nullptr; }
+  bool is_uniform() const { return offsets == nullptr && lengths == nullptr; }
+  bool is_padded() const { return lengths != nullptr; }
   bool on_device() const { return where == memory_space::device; }
   std::size_t frames() const { return count; }
   // Elements of the whole batch and of frame f (a ragged device view: not readable on the host).
@@ -47,10 +55,10 @@ struct batch_view {
   std::size_t length(std::size_t f) const { return offsets ? offsets[f + 1] - offsets[f] : stride; }
   std::span<const T> frame(std::size_t f) const { return {data + begin_of(f), length(f)}; }
   // Frames [first, first + n) as a view of their own (a ragged view keeps absolute offsets, so
-  // only uniform views can be sliced without copying).
+  // only uniform and padded views can be sliced without copying).
   batch_view slice(std::size_t first, std::size_t n) const {
-    require(is_uniform(), "only a uniform batch view can be sliced");
-    return {data + first * stride, nullptr, n, stride, where};
+    require(!offsets, "a ragged batch view cannot be sliced");
+    return {data + first * stride, nullptr, n, stride, where, lengths ? lengths + first : nullptr};
   }
 };
 

@@ -28,6 +28,12 @@ class out_of_memory : public error {
  public:
   using error::error;
 };
+// A backend that cannot run here: CUDA not compiled into this build, or no CUDA device. Thrown by
+// the one check every CUDA path goes through (src/common/backend_registry.hpp).
+class backend_unavailable : public invalid_argument {
+ public:
+  using invalid_argument::invalid_argument;
+};
 // A CUDA runtime failure; the message holds file, line, call and CUDA's own error string.
 class cuda_error : public error {
  public:

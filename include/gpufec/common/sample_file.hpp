@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpufec/common/enum_names.hpp"
+
 namespace gpufec {
 
 enum class sample_format { automatic, text, f32 };
@@ -29,3 +31,15 @@ void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bit
                 std::size_t per_line = 0);
 
 }  // namespace gpufec
+
+template <>
+struct gpufec::enum_names<gpufec::sample_format> {
+  using E = sample_format;
+  static constexpr std::array entries{enum_entry{E::automatic, "auto"}, enum_entry{E::text, "text"},
+                                      enum_entry{E::f32, "f32"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::bits_format> {
+  using E = bits_format;
+  static constexpr std::array entries{enum_entry{E::text, "text"}, enum_entry{E::packed, "packed"}};
+};

@@ -15,13 +15,9 @@
 #include <utility>
 #include <vector>
 
-namespace gpufec::sim {
+#include "gpufec/sim/outcome.hpp"
 
-struct frame_outcome {
-  std::uint32_t bit_errors = 0;     // information bits in error
-  std::uint32_t symbol_errors = 0;  // q-ary message symbols in error (== bit_errors when binary)
-  bool undecodable = false;         // the decoder could not decode it (counted as a frame error)
-};
+namespace gpufec::sim {
 
 // Sizes that are the same for every frame of a chain.
 struct frame_shape {

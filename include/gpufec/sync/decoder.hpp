@@ -10,6 +10,7 @@
 // posterior at each codeword boundary i = 0..N (lambda_i(m) = alpha_i(m) beta_i(m), normalized).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -19,6 +20,8 @@
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
+#include "gpufec/common/cuda_stream.hpp"
+#include "gpufec/common/enum_names.hpp"
 #include "gpufec/sync/bsid_channel.hpp"
 #include "gpufec/sync/drift.hpp"
 #include "gpufec/sync/tvb_code.hpp"
@@ -66,10 +69,49 @@ struct decoder_options {
   fold_kernel fold = fold_kernel::automatic;  // which kernel folds (tests, experiments)
 };
 
-std::string to_string(storage_mode s);
-std::string to_string(fold_kernel k);
-std::string to_string(lattice_mode l);
-std::string to_string(real_kind r);
+}  // namespace gpufec::sync
+
+// The names users type and read for each option (gpufec/common/enum_names.hpp).
+template <>
+struct gpufec::enum_names<gpufec::sync::storage_mode> {
+  using E = sync::storage_mode;
+  static constexpr std::array entries{
+      enum_entry{E::automatic, "auto"}, enum_entry{E::global, "global"},
+      enum_entry{E::compact, "compact"}, enum_entry{E::local, "local"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::sync::fold_kernel> {
+  using E = sync::fold_kernel;
+  static constexpr std::array entries{enum_entry{E::automatic, "auto"},
+                                      enum_entry{E::items, "items"},
+                                      enum_entry{E::frames, "frames"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::sync::lattice_mode> {
+  using E = sync::lattice_mode;
+  static constexpr std::array entries{enum_entry{E::corridor, "corridor"},
+                                      enum_entry{E::full, "full"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::sync::real_kind> {
+  using E = sync::real_kind;
+  static constexpr std::array entries{enum_entry{E::f32, "float"}, enum_entry{E::f64, "double"}};
+};
+
+namespace gpufec::sync {
+
+inline std::string to_string(storage_mode s) {
+  return std::string(name_of(s));
+}
+inline std::string to_string(fold_kernel k) {
+  return std::string(name_of(k));
+}
+inline std::string to_string(lattice_mode l) {
+  return std::string(name_of(l));
+}
+inline std::string to_string(real_kind r) {
+  return std::string(name_of(r));
+}
 
 // What a plan chose; `describe()` prints it.
 struct plan_summary {
@@ -97,6 +139,27 @@ struct decode_output {
   const double* frame_drift(std::size_t f) const {
     return drift_posterior.data() + f * (N + 1) * M_tau;
   }
+};
+
+// Why a frame was not decoded: decode_output::messages says it in words, the device path reports
+// the code (device_outputs::status).
+enum class frame_status : std::int32_t {
+  decoded = 0,
+  rejected = 1,       // before decoding: received length outside the limits, or a symbol outside
+                      // the alphabet (device path)
+  zero_forward = 2,   // the received sequence has zero probability (forward pass)
+  no_end = 3,         // no frame end within the drift limits
+  zero_backward = 4,  // zero probability (backward pass)
+  zero_app = 5,       // zero probability (APP)
+};
+std::string to_string(frame_status s);
+
+// The outputs of decoder_plan::decode_device, all in device memory, laid out as decode_output's.
+struct device_outputs {
+  std::uint32_t* decisions = nullptr;  // [frame][i]; required
+  std::int32_t* status = nullptr;      // [frame] frame_status; required
+  double* app = nullptr;               // [frame][i][D], or null: not written
+  double* drift_posterior = nullptr;   // [frame][i = 0..N][m - m_tau_min], or null: not computed
 };
 
 // Where the time of the last decode call went (seconds). `total` is the call's wall time on every
@@ -128,10 +191,12 @@ class decoder_plan {
   const decoder_options& options() const { return options_; }
   std::string describe() const;
 
-  // Bytes needed for a batch of `frames` frames under `storage` (never automatic).
+  // Bytes `where`'s buffers take for a batch of `frames` frames under `storage` (never
+  // automatic): the formula the plans choose storage and chunk by (memory_budget is in its units).
   static std::size_t memory_estimate(const tvb_code& code, const drift_limits& frame,
                                      const drift_limits& codeword, storage_mode storage,
-                                     real_kind lattice_real, std::size_t frames);
+                                     real_kind lattice_real, std::size_t frames,
+                                     backend where = backend::cpu);
   std::size_t memory_estimate() const { return summary_.memory_bytes; }
 
   // Decodes a batch of received frames (each any length; out-of-range lengths are reported per
@@ -143,14 +208,20 @@ class decoder_plan {
   // One frame; an undecodable frame throws undecodable_error with the reason.
   decode_output decode(std::span<const std::uint8_t> received, const double* priors = nullptr);
 
+  // Decodes a batch that lives on the device into device outputs, queued on the caller's
+  // `stream` (CUDA plans only; a CPU plan throws invalid_argument). `received` is a device view:
+  // ragged (device offsets) or padded (frames at a fixed stride with device per-frame lengths);
+  // `priors` is null or device memory as for decode(). The call returns once the work is queued:
+  // the outputs are ready when `stream` reaches this point, and no byte goes through the host.
+  // Frames of a length outside the plan's limits, or holding a symbol outside the alphabet, are
+  // reported as frame_status::rejected. At most max_batch frames per call.
+  void decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
+                     cuda_stream stream, const double* priors = nullptr);
+
   const decode_timings& last_timings() const;
   // CUDA: record the time of each phase (events between the kernels). Off by default: a chunk
   // then runs as one captured CUDA graph, which saves ~10 us of launch gaps per chunk.
   void set_phase_timings(bool on);
-
-  // The backend behind the plan, for gpufec's own pipelines (the CUDA simulator feeds it
-  // device-resident frames); not part of the stable API.
-  detail::decoder_engine& engine() const { return *engine_; }
 
   // The check `decode` applies: empty string if the length is decodable, else the reason.
   std::string check_received_length(std::size_t rho) const;

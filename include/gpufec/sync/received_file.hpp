@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "gpufec/common/batch.hpp"
+#include "gpufec/common/enum_names.hpp"
 #include "gpufec/sync/decoder.hpp"
 
 namespace gpufec::sync {
@@ -43,3 +44,16 @@ class decoder_output_files {
 };
 
 }  // namespace gpufec::sync
+
+template <>
+struct gpufec::enum_names<gpufec::sync::received_format> {
+  using E = sync::received_format;
+  static constexpr std::array entries{enum_entry{E::automatic, "auto"}, enum_entry{E::text, "text"},
+                                      enum_entry{E::packed, "packed"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::sync::app_format> {
+  using E = sync::app_format;
+  static constexpr std::array entries{enum_entry{E::text, "text"}, enum_entry{E::csv, "csv"},
+                                      enum_entry{E::f64, "f64"}};
+};

@@ -6,6 +6,11 @@
 #pragma once
 
 #include <optional>
+#include <vector>
+
+#include "gpufec/common/batch.hpp"
+#include "gpufec/common/hd.hpp"
+#include "gpufec/sim/outcome.hpp"
 
 #include "gpufec/sim/family.hpp"
 #include "gpufec/sync/decoder.hpp"
@@ -22,6 +27,22 @@ struct sim_setup {
 };
 
 bsid_params channel_at(const sim_setup& s, double p);
+
+// Frame f of `seed`, as every chain, test and benchmark draws it (the CUDA chain's channel kernel
+// draws the same on the device): a uniform message from philox_stream(seed, rng_source, f) into
+// `message` (N symbols), encoded into `x` (tau symbols of scratch), sent through the channel with
+// philox_stream(seed, rng_channel, f) into `received`. Returns the received length rho; only the
+// first min(rho, capacity) symbols are stored.
+std::size_t draw_frame(const tvb_code& code, const bsid_params& channel, std::uint64_t seed,
+                       std::uint64_t f, std::uint32_t* message, std::uint8_t* x,
+                       std::uint8_t* received, std::size_t capacity);
+// Frames first .. first + count - 1, whole: their messages [frame][i] and received frames.
+struct sim_frames {
+  std::vector<std::uint32_t> messages;
+  batch<std::uint8_t> received;
+};
+sim_frames draw_frames(const tvb_code& code, const bsid_params& channel, std::uint64_t seed,
+                       std::size_t count, std::uint64_t first = 0);
 
 // Bits per message symbol for BER: log2(q) when q is a power of two, else 0 (SER only).
 int bits_per_symbol(int q);
@@ -40,17 +61,25 @@ class sim_family final : public sim::family {
 };
 
 namespace detail {
-// The CUDA chain (cuda_chain.cu; cuda_chain.nocuda.cpp throws without CUDA).
-std::unique_ptr<sim::chain> make_cuda_chain(const sim_setup& setup, const bsid_params& channel,
-                                            std::uint64_t seed);
-// Outcome of one decoded frame against its message (shared by both chains).
-sim::frame_outcome score_frame(const std::uint32_t* decided, const std::uint32_t* message, int N,
-                               int q, bool decoded);
+// Outcome of one decoded frame against its message (shared by both chains, host and device).
+// `bps` is bits_per_symbol(q).
+GPUFEC_HD_INLINE sim::frame_outcome score_frame(const std::uint32_t* decided,
+                                                const std::uint32_t* message, int N, int q, int bps,
+                                                bool decoded) {
+  // An undecodable frame scores as a guess would on average: every symbol wrong with probability
+  // (q-1)/q, half the bits wrong. Such frames are rare at any sensible Pr and are counted apart.
+  if (!decoded) {
+    sim::frame_outcome o;
+    o.undecodable = true;
+    o.symbol_errors = static_cast<std::uint32_t>(static_cast<std::int64_t>(N) * (q - 1) / q);
+    o.bit_errors = static_cast<std::uint32_t>(static_cast<std::int64_t>(N) * bps / 2);
+    return o;
+  }
+  return sim::score_symbols(decided, message, static_cast<std::size_t>(N), bps);
+}
 // What both chains report: the frame shape, and the plan's state-space facts per point.
 sim::frame_shape chain_shape(const tvb_code& code);
 std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan& plan);
-// Message of frame f, as both chains draw it.
-void draw_message(std::uint64_t seed, std::uint64_t frame, int q, std::uint32_t* message, int N);
 }  // namespace detail
 
 }  // namespace gpufec::sync

@@ -1,9 +1,6 @@
 // The uncoded family: BPSK over AWGN with no code, hard decision on the LLR sign. It is the
-// simulator's reference (BER = Q(sqrt(2 Eb/N0))) and the smallest example of a family.
-//
-// Frame f of a chain with seed s: information bit i is bit (i mod 32) of u32_at(philox_stream(s,
-// rng_source, f), i / 32); its sample is channel::awgn_received(s, f, i, bit, sigma). The CPU and
-// CUDA chains compute exactly this, so they report the same outcomes.
+// simulator's reference (BER = Q(sqrt(2 Eb/N0))) and the identity case of the BPSK/AWGN chain
+// (gpufec/sim/awgn_chain.hpp): no encoder, and a hard decision as its decoder, on the CPU or CUDA.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +9,7 @@
 #include <vector>
 
 #include "gpufec/common/backend.hpp"
-#include "gpufec/common/hd.hpp"
-#include "gpufec/common/random.hpp"
+#include "gpufec/sim/awgn_chain.hpp"
 #include "gpufec/sim/family.hpp"
 
 namespace gpufec::uncoded {
@@ -23,12 +19,11 @@ struct params {
 };
 void validate(const params& p);  // throws invalid_argument naming the bad field
 
-GPUFEC_HD_INLINE std::uint8_t source_bit(const philox_stream& source, std::uint64_t i) {
-  return static_cast<std::uint8_t>((u32_at(source, i >> 5) >> (i & 31)) & 1u);
-}
+// The family as the BPSK/AWGN chain takes it: K bits sent as they are, decided by their sign.
+sim::binary_code code(const params& p);
 
-// Chains for one Eb/N0 point. The CUDA one throws gpufec::error when built without CUDA or when no
-// device is usable.
+// Chains for one Eb/N0 point. The CUDA one throws backend_unavailable when built without CUDA or
+// when no device is usable.
 std::unique_ptr<sim::chain> make_cpu_chain(const params& p, double ebn0_db, std::uint64_t seed);
 std::unique_ptr<sim::chain> make_cuda_chain(const params& p, double ebn0_db, std::uint64_t seed);
 

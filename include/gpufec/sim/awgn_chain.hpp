@@ -1,0 +1,93 @@
+// The BPSK/AWGN simulation chain for binary codes, built from stages:
+//
+//   source bits -> the family's encoder -> BPSK + AWGN -> LLRs (float, int8 or hard)
+//               -> the family's decoder (its plan) -> bit and frame errors
+//
+// on the CPU or on CUDA, from the same Philox streams, so both backends see the same frames. A
+// binary family supplies a binary_code (sizes, an encoder, a decoder factory) and nothing else;
+// `uncoded` is the identity case (no encoder, a hard decision).
+//
+// Frame f of a chain with seed s (docs/simulator.md):
+// - information bit i is source_bit(philox_stream(s, rng_source, f), i);
+// - transmitted bit j is sent as 1 - 2b and received as channel::awgn_received(s, f, j, b, sigma),
+//   sigma = sigma_from_ebn0(Eb/N0, R = info_bits / coded_bits);
+// - its LLR is 2y / sigma^2 (positive: bit 0), as a float, or quantized to int8 by
+//   channel::llr_to_int8 at channel::int8_llr_scale(sigma), or the hard decision on it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpufec/common/backend.hpp"
+#include "gpufec/common/batch.hpp"
+#include "gpufec/common/cuda_stream.hpp"
+#include "gpufec/common/enum_names.hpp"
+#include "gpufec/common/hd.hpp"
+#include "gpufec/common/random.hpp"
+#include "gpufec/sim/family.hpp"
+
+namespace gpufec::sim {
+
+// Information bit i of a frame's source stream: bit (i mod 32) of its word i / 32.
+GPUFEC_HD_INLINE std::uint8_t source_bit(const philox_stream& source, std::uint64_t i) {
+  return static_cast<std::uint8_t>((u32_at(source, i >> 5) >> (i & 31)) & 1u);
+}
+
+// What the decoder is fed.
+enum class llr_kind { f32, i8, hard };
+
+// A decoder as the chain sees it: the family's plan behind a small interface. Views are on the
+// host, or on the device (a CUDA decoder) with the chain's `stream`; a decoder takes what its
+// family supports and throws invalid_argument for the rest.
+class binary_decoder {
+ public:
+  virtual ~binary_decoder() = default;
+  virtual std::size_t max_batch() const = 0;
+  // LLRs of the transmitted bits (frames of coded_bits) into information bits (0 or 1, frames of
+  // info_bits).
+  virtual void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream) = 0;
+  virtual void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits,
+                      cuda_stream stream);
+  // Hard decisions on the received bits.
+  virtual void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                           cuda_stream stream);
+  // Per-point facts for the report (the plan's choices).
+  virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }
+};
+
+// What a binary family supplies.
+struct binary_code {
+  std::size_t info_bits = 0;   // K, per frame
+  std::size_t coded_bits = 0;  // transmitted bits per frame (after termination and puncturing)
+  llr_kind llr = llr_kind::f32;
+  // Information bits into transmitted bits, host views. Null: the identity (coded_bits ==
+  // info_bits).
+  std::function<void(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded)> encode;
+  // The same on device views, queued on `stream`; null: the CUDA chain encodes on the host.
+  std::function<void(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded,
+                     cuda_stream stream)>
+      encode_device;
+  // The decoder for `where` (cpu or cuda), taking up to `max_batch` frames per call.
+  std::function<std::unique_ptr<binary_decoder>(backend where, std::size_t max_batch)> decoder;
+
+  double rate() const { return static_cast<double>(info_bits) / static_cast<double>(coded_bits); }
+  void validate() const;  // throws invalid_argument naming the bad field
+};
+
+// The chain for one Eb/N0 point. `where` is cpu or cuda (a CUDA chain needs a CUDA build and
+// device: backend_unavailable otherwise).
+std::unique_ptr<chain> make_awgn_chain(const binary_code& code, backend where, double ebn0_db,
+                                       std::uint64_t seed);
+
+}  // namespace gpufec::sim
+
+template <>
+struct gpufec::enum_names<gpufec::sim::llr_kind> {
+  using E = sim::llr_kind;
+  static constexpr std::array entries{enum_entry{E::f32, "float"}, enum_entry{E::i8, "int8"},
+                                      enum_entry{E::hard, "hard"}};
+};

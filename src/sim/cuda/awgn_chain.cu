@@ -1,0 +1,212 @@
+// The BPSK/AWGN chain on CUDA: source bits, the channel and the LLRs in kernels from the same
+// Philox streams as the CPU chain (so both report the same outcomes), the family's decoder on
+// device views, and the errors counted per frame on the GPU; only the counts come back.
+#include <algorithm>
+#include <vector>
+
+#include "common/cuda/device_buffer.cuh"
+#include "common/cuda/occupancy.cuh"
+#include "common/cuda/stream.cuh"
+#include "gpufec/channel/awgn.hpp"
+#include "sim/awgn_chain_entry.hpp"
+
+namespace gpufec::sim {
+namespace {
+
+// source_kernel: a grid-stride loop over the batch's information bits t = f * K + i (frame f,
+// bit i), one thread per bit.
+__global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t K,
+                              std::uint64_t total, std::uint8_t* __restrict__ info) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       t < total; t += stride)
+    info[t] = source_bit(philox_stream(seed, rng_source, first + t / K), t % K);
+}
+
+// channel_kernel<Out>: a grid-stride loop over the batch's transmitted bits t = f * N + j: the
+// decoder's input for bit j of frame f (float LLR, int8 LLR or hard decision).
+template <class Out>
+__global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t N,
+                               std::uint64_t total, double sigma, double scale,
+                               const std::uint8_t* __restrict__ coded, Out* __restrict__ out) {
+  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
+  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       t < total; t += stride) {
+    const double llr = channel::llr_from_sample(
+        channel::awgn_received(seed, first + t / N, t % N, coded[t], sigma), sigma);
+    if constexpr (sizeof(Out) == 4)
+      out[t] = static_cast<float>(llr);
+    else if constexpr (std::is_same_v<Out, std::int8_t>)
+      out[t] = channel::llr_to_int8(llr, scale);
+    else
+      out[t] = channel::hard_decision(static_cast<float>(llr));
+  }
+}
+
+// count_kernel: block b takes frames b, b + gridDim.x, ...; its threads stride over the frame's K
+// bits, each warp sums its errors with shuffles and lane 0 adds them to the block's counter.
+__global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
+                             const std::uint8_t* __restrict__ decoded,
+                             const std::uint8_t* __restrict__ info,
+                             std::uint32_t* __restrict__ errors) {
+  __shared__ std::uint32_t frame_errors;
+  for (std::uint64_t f = blockIdx.x; f < frames; f += gridDim.x) {
+    if (threadIdx.x == 0) frame_errors = 0;
+    __syncthreads();
+    std::uint32_t mine = 0;
+    for (std::uint64_t i = threadIdx.x; i < K; i += blockDim.x)
+      mine += decoded[f * K + i] != info[f * K + i];
+    for (int offset = warpSize / 2; offset > 0; offset /= 2)
+      mine += __shfl_down_sync(0xffffffffu, mine, offset);
+    if ((threadIdx.x % warpSize) == 0 && mine) atomicAdd(&frame_errors, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) errors[f] = frame_errors;
+    __syncthreads();
+  }
+}
+
+class cuda_awgn_chain final : public chain {
+ public:
+  cuda_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
+      : code_(code),
+        seed_(seed),
+        sigma_(channel::sigma_from_ebn0(ebn0_db, code.rate())),
+        // About 2^24 transmitted bits per call: enough to fill any current GPU.
+        decoder_(code.decoder(backend::cuda, detail::frames_for(code, std::size_t{1} << 24))),
+        limits_(cuda::current_device_limits()),
+        source_shape_(cuda::suggested_shape(source_kernel)),
+        channel_shape_(code.llr == llr_kind::f32 ? cuda::suggested_shape(channel_kernel<float>)
+                       : code.llr == llr_kind::i8
+                           ? cuda::suggested_shape(channel_kernel<std::int8_t>)
+                           : cuda::suggested_shape(channel_kernel<std::uint8_t>)),
+        count_shape_(cuda::suggested_shape(count_kernel)),
+        stream_(0),
+        start_(true),
+        stop_(true) {}
+
+  frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
+  std::size_t preferred_batch() const override { return decoder_->max_batch(); }
+  std::vector<std::pair<std::string, std::string>> details() const override {
+    auto d = detail::chain_details(code_, sigma_, *decoder_);
+    d.emplace_back("source_block", cat(source_shape_.threads));
+    d.emplace_back("channel_block", cat(channel_shape_.threads));
+    return d;
+  }
+
+  double run(std::uint64_t first_frame, std::vector<frame_outcome>& outcomes) override {
+    double seconds = 0;
+    for (std::size_t begin = 0; begin < outcomes.size(); begin += decoder_->max_batch()) {
+      const std::size_t n = std::min(decoder_->max_batch(), outcomes.size() - begin);
+      seconds += run_batch(first_frame + begin, n, outcomes.data() + begin);
+    }
+    return seconds;
+  }
+
+ private:
+  double run_batch(std::uint64_t first, std::size_t n, frame_outcome* outcomes) {
+    const std::size_t K = code_.info_bits, N = code_.coded_bits;
+    const int sms = limits_.sm_count;
+    info_.resize(std::max(info_.size(), n * K));
+    decoded_.resize(std::max(decoded_.size(), n * K));
+    errors_.resize(std::max(errors_.size(), n));
+    source_kernel<<<source_shape_.grid_stride_blocks(sms, n * K), source_shape_.threads, 0,
+                    stream_>>>(seed_, first, K, n * K, info_.get());
+    GPUFEC_CUDA_CHECK_LAUNCH("source_kernel");
+    const std::uint8_t* coded = info_.get();
+    if (code_.encode) {
+      coded_.resize(std::max(coded_.size(), n * N));
+      encode(n);
+      coded = coded_.get();
+    }
+    const double scale = channel::int8_llr_scale(sigma_);
+    const int channel_blocks = channel_shape_.grid_stride_blocks(sms, n * N);
+    const auto out = batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device);
+    switch (code_.llr) {
+      case llr_kind::f32:
+        llr_.resize(std::max(llr_.size(), n * N));
+        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
+            seed_, first, N, n * N, sigma_, scale, coded, llr_.get());
+        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
+        start_.record(stream_);
+        decoder_->decode(batch_view<float>::uniform(llr_.get(), n, N, memory_space::device), out,
+                         stream_);
+        break;
+      case llr_kind::i8:
+        llr_i8_.resize(std::max(llr_i8_.size(), n * N));
+        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
+            seed_, first, N, n * N, sigma_, scale, coded, llr_i8_.get());
+        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
+        start_.record(stream_);
+        decoder_->decode(
+            batch_view<std::int8_t>::uniform(llr_i8_.get(), n, N, memory_space::device), out,
+            stream_);
+        break;
+      case llr_kind::hard:
+        hard_.resize(std::max(hard_.size(), n * N));
+        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
+            seed_, first, N, n * N, sigma_, scale, coded, hard_.get());
+        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
+        start_.record(stream_);
+        decoder_->decode_hard(
+            batch_view<std::uint8_t>::uniform(hard_.get(), n, N, memory_space::device), out,
+            stream_);
+        break;
+    }
+    stop_.record(stream_);
+    count_kernel<<<count_shape_.grid_stride_blocks(sms, n * count_shape_.threads),
+                   count_shape_.threads, 0, stream_>>>(n, K, decoded_.get(), info_.get(),
+                                                       errors_.get());
+    GPUFEC_CUDA_CHECK_LAUNCH("count_kernel");
+    host_errors_.resize(n);
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_errors_.data(), errors_.get(), n * sizeof(std::uint32_t),
+                                      cudaMemcpyDeviceToHost, stream_));
+    stream_.synchronize();
+    for (std::size_t f = 0; f < n; ++f) outcomes[f] = {host_errors_[f], host_errors_[f], false};
+    return cuda::seconds_between(start_, stop_);
+  }
+
+  // The family's device encoder, or its host encoder with the bits copied both ways.
+  void encode(std::size_t n) {
+    const std::size_t K = code_.info_bits, N = code_.coded_bits;
+    if (code_.encode_device) {
+      code_.encode_device(
+          batch_view<std::uint8_t>::uniform(info_.get(), n, K, memory_space::device),
+          batch_span<std::uint8_t>::uniform(coded_.get(), n, N, memory_space::device), stream_);
+      return;
+    }
+    host_info_.resize(n * K);
+    host_coded_.resize(n * N);
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(host_info_.data(), info_.get(), n * K, cudaMemcpyDeviceToHost, stream_));
+    stream_.synchronize();
+    code_.encode(batch_view<std::uint8_t>::uniform(host_info_.data(), n, K),
+                 batch_span<std::uint8_t>::uniform(host_coded_.data(), n, N));
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(coded_.get(), host_coded_.data(), n * N, cudaMemcpyHostToDevice, stream_));
+  }
+
+  binary_code code_;
+  std::uint64_t seed_;
+  double sigma_;
+  std::unique_ptr<binary_decoder> decoder_;
+  cuda::device_limits limits_;
+  cuda::launch_shape source_shape_, channel_shape_, count_shape_;
+  cuda::stream stream_;
+  cuda::event start_, stop_;
+  cuda::device_buffer<std::uint8_t> info_, coded_, decoded_, hard_;
+  cuda::device_buffer<float> llr_;
+  cuda::device_buffer<std::int8_t> llr_i8_;
+  cuda::device_buffer<std::uint32_t> errors_;
+  std::vector<std::uint8_t> host_info_, host_coded_;
+  std::vector<std::uint32_t> host_errors_;
+};
+
+std::unique_ptr<chain> make_cuda_awgn_chain(const binary_code& code, double ebn0_db,
+                                            std::uint64_t seed) {
+  return std::make_unique<cuda_awgn_chain>(code, ebn0_db, seed);
+}
+
+const register_cuda_backend<detail::cuda_awgn_chain_entry> registered{&make_cuda_awgn_chain};
+
+}  // namespace
+}  // namespace gpufec::sim

@@ -1,0 +1,171 @@
+// `gpufec decode sync` and `simulate sync` end to end through the real binary.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gpufec/sync/decoder.hpp"
+#include "gpufec/sync/received_file.hpp"
+#include "sync/test_util.hpp"
+
+namespace gpufec::sync {
+namespace {
+
+struct run_result {
+  int status;
+  std::string output;
+};
+
+run_result run_cli(const std::string& args) {
+  const std::string command = std::string(GPUFEC_CLI_PATH) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string output;
+  char buf[4096];
+  while (std::size_t got = fread(buf, 1, sizeof buf, pipe)) output.append(buf, got);
+  const int raw = pclose(pipe);
+  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class SyncCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("gpufec_sync_cli_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
+
+const char* const code_args =
+    "--q 8 --n 5 --N 12 --codebook random --codebook-seed 3 --pi 0.02 --pd 0.02 --ps 0.01";
+
+TEST_F(SyncCli, DecodeMatchesLibraryInEveryFormat) {
+  const tvb_code code = tvb_code::random(8, 5, 12, 3);
+  const bsid_params ch{0.02, 0.02, 0.01};
+  const auto data = testing::make_frames(code, ch, 17, 5);
+  decoder_plan plan(code, ch, {}, backend::cpu, 5);
+  decode_output expect;
+  plan.decode(data.received.view(), expect);
+
+  for (const char* format : {"text", "packed"}) {
+    const std::string rx = path(std::string("rx.") + format);
+    write_received_file(rx, data.received, parse_received_format(format));
+    const auto r = run_cli(std::string("decode sync --backend cpu -i ") + rx + " " + code_args +
+                           " --decisions " + path("dec.txt") + " --app " + path("app.csv") +
+                           " --app-format csv --drift " + path("drift.csv"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ostringstream want;
+    for (std::size_t f = 0; f < 5; ++f) {
+      for (int i = 0; i < 12; ++i) want << (i ? " " : "") << expect.frame_decisions(f)[i];
+      want << "\n";
+    }
+    EXPECT_EQ(read_all(path("dec.txt")), want.str()) << format;
+    // The CSV holds every APP to 17 significant digits: the exact doubles.
+    std::ifstream csv(path("app.csv"));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "frame,i,D,app");
+    std::size_t rows = 0;
+    while (std::getline(csv, line)) {
+      std::size_t f, i, D;
+      double v;
+      ASSERT_EQ(std::sscanf(line.c_str(), "%zu,%zu,%zu,%lf", &f, &i, &D, &v), 4) << line;
+      EXPECT_EQ(v, expect.frame_app(f)[i * 8 + D]);
+      ++rows;
+    }
+    EXPECT_EQ(rows, 5u * 12 * 8);
+    EXPECT_NE(read_all(path("drift.csv")).find("frame,boundary,drift,probability\n0,0,0,1\n"),
+              std::string::npos);
+  }
+  // Raw float64 APPs.
+  const auto r = run_cli(std::string("decode sync --backend cpu -i ") + path("rx.text") + " " +
+                         code_args + " --app " + path("app.f64") + " --app-format f64");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream raw(path("app.f64"), std::ios::binary);
+  std::vector<double> app(5 * 12 * 8);
+  raw.read(reinterpret_cast<char*>(app.data()), static_cast<std::streamsize>(app.size() * 8));
+  EXPECT_EQ(app, expect.app);
+}
+
+TEST_F(SyncCli, BadFilesAndOptionsGiveClearErrors) {
+  // Truncated packed file.
+  {
+    std::ofstream out(path("bad.bin"), std::ios::binary);
+    out << "GPFSYNC1";
+    const unsigned char len[8] = {100, 0, 0, 0, 0, 0, 0, 0};
+    out.write(reinterpret_cast<const char*>(len), 8);
+    out << "abc";
+  }
+  auto r = run_cli("decode sync -i " + path("bad.bin") + " " + code_args);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("truncated"), std::string::npos) << r.output;
+  // Garbage in a text file.
+  std::ofstream(path("bad.txt")) << "0101\n01x1\n";
+  r = run_cli("decode sync -i " + path("bad.txt") + " " + code_args);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find(":2: unexpected character 'x'"), std::string::npos) << r.output;
+  // Empty file, missing file, channel not given, malformed codebook.
+  std::ofstream(path("empty.txt")) << "# nothing\n";
+  r = run_cli("decode sync -i " + path("empty.txt") + " " + code_args);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("no frames"), std::string::npos) << r.output;
+  r = run_cli("decode sync -i " + path("missing.txt") + " " + code_args);
+  EXPECT_EQ(r.status, 1);
+  r = run_cli("decode sync -i " + path("bad.txt") + " --q 8 --n 5 --N 12");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("--pi and --pd"), std::string::npos) << r.output;
+  std::ofstream(path("book.txt")) << "q 4\nn 3\ncodebook\n000\n011\n";
+  r = run_cli("decode sync -i " + path("bad.txt") +
+              " --q 4 --n 3 --N 2 --pi 0.01 --pd 0.01 --codebook " + path("book.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("book.txt"), std::string::npos) << r.output;
+  // An undecodable frame (far too long) is reported and the exit status says so.
+  std::ofstream(path("long.txt")) << std::string(200, '1') << "\n";
+  r = run_cli("decode sync -i " + path("long.txt") + " " + code_args + " --decisions " +
+              path("d.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("received length 200"), std::string::npos) << r.output;
+  EXPECT_NE(read_all(path("d.txt")).find("# undecodable"), std::string::npos);
+  // Command-line errors exit 2 naming the option.
+  r = run_cli("simulate sync --p 0.01 --storage fast");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--storage"), std::string::npos) << r.output;
+  r = run_cli("simulate sync --p 0.01 --n 40");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--n"), std::string::npos) << r.output;
+  r = run_cli("simulate sync --p 0.6 --q 4 --n 3 --N 4 --max-frames 1");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.output.find("Pi + Pd"), std::string::npos) << r.output;
+}
+
+TEST_F(SyncCli, SimulateReportsStateSpaceAndIsDeterministic) {
+  const std::string args =
+      "simulate sync --backend cpu --q 8 --n 5 --N 20 --p 0.01 --max-frames 30 --max-fe 0 --seed 4 "
+      "--json ";
+  auto a = run_cli(args + path("a.json") + " --threads 1");
+  auto b = run_cli(args + path("b.json") + " --threads 2");
+  ASSERT_EQ(a.status, 0) << a.output;
+  ASSERT_EQ(b.status, 0) << b.output;
+  EXPECT_NE(a.output.find("M_tau="), std::string::npos) << a.output;
+  EXPECT_NE(a.output.find("gamma_MiB_per_frame="), std::string::npos);
+  auto counts = [](const std::string& json) {
+    const auto at = json.find("\"symbol_errors\"");
+    return json.substr(at, 40);
+  };
+  EXPECT_EQ(counts(read_all(path("a.json"))), counts(read_all(path("b.json"))));
+}
+
+}  // namespace
+}  // namespace gpufec::sync
