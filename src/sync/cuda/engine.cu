@@ -8,8 +8,8 @@
 #include "common/backend_registry.hpp"
 #include "common/host_copy.hpp"
 #include "sync/cuda/engine.cuh"
+#include "sync/cuda/kernels/device_path_kernels.cuh"
 #include "sync/cuda/kernels/folded_kernels.cuh"
-#include "sync/cuda/kernels/stage_kernels.cuh"
 #include "sync/plan/cuda_backend.hpp"
 
 namespace gpufec::sync::cuda_detail {
@@ -179,6 +179,12 @@ void cuda_engine::decode_device(batch_view<std::uint8_t> received, const device_
       joined_.record(lanes_[1]);
       joined_.wait_on(st);
     }
+    // Frames that were not decoded read as zeros, as decode() leaves them.
+    const std::size_t N = g_.N, M = g_.M;
+    clear_undecodable_kernel<<<count, threads, 0, st>>>(
+        g_, in.status, out.decisions + first * N, out.app ? out.app + first * per_prior : nullptr,
+        out.drift_posterior ? out.drift_posterior + first * (N + 1) * M : nullptr);
+    GPUFEC_CUDA_CHECK_LAUNCH("clear_undecodable_kernel");
   }
   done_.record(st);
   done_.wait_on(stream);

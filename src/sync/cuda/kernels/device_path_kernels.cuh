@@ -1,6 +1,8 @@
-// The device path's staging: a caller's device batch of received frames into a chunk's inputs,
-// as decode() stages host frames (one frame every `capacity` symbols, zero-padded, its true length
-// in rho and its length check in status), so that everything after runs as for host frames.
+// The device path's own kernels (decoder_plan::decode_device). Staging: a caller's device batch of
+// received frames into a chunk's inputs, as decode() stages host frames (one frame every
+// `capacity` symbols, zero-padded, its true length in rho and its length check in status), so that
+// everything after runs as for host frames. Clearing: the outputs of frames that were not decoded
+// are zero, as decode() leaves them.
 #pragma once
 
 #include "sync/cuda/kernels/device_geometry.cuh"
@@ -31,5 +33,10 @@ __global__ void stage_lengths_kernel(device_geometry g, device_batch in, long lo
 // outside the binary alphabet marks its frame status_skip (after stage_lengths_kernel).
 __global__ void stage_symbols_kernel(device_batch in, long long first, int count,
                                      long long capacity, std::uint8_t* y, int* status);
+
+// clear_undecodable_kernel: block f per frame of the chunk; a frame whose status is not status_ok
+// gets its decisions, APPs (when `app`) and drift posterior (when `lambda`) zeroed by the block.
+__global__ void clear_undecodable_kernel(device_geometry g, const int* status,
+                                         std::uint32_t* decisions, double* app, double* lambda);
 
 }  // namespace gpufec::sync::cuda_detail

@@ -1,4 +1,4 @@
-#include "sync/cuda/kernels/stage_kernels.cuh"
+#include "sync/cuda/kernels/device_path_kernels.cuh"
 
 namespace gpufec::sync::cuda_detail {
 
@@ -33,6 +33,18 @@ __global__ void stage_symbols_kernel(device_batch in, long long first, int count
     }
     y[p] = v;
   }
+}
+
+__global__ void clear_undecodable_kernel(device_geometry g, const int* status,
+                                         std::uint32_t* decisions, double* app, double* lambda) {
+  const long long f = blockIdx.x;
+  if (status[f] == status_ok) return;  // whole block
+  const long long N = g.N, per_app = N * g.q, per_lambda = (N + 1) * g.M;
+  for (long long k = threadIdx.x; k < N; k += blockDim.x) decisions[f * N + k] = 0;
+  if (app)
+    for (long long k = threadIdx.x; k < per_app; k += blockDim.x) app[f * per_app + k] = 0;
+  if (lambda)
+    for (long long k = threadIdx.x; k < per_lambda; k += blockDim.x) lambda[f * per_lambda + k] = 0;
 }
 
 }  // namespace gpufec::sync::cuda_detail
