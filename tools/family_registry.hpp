@@ -53,6 +53,7 @@ struct simulate_options {
   int threads = 0;
   std::size_t batch_frames = 0;
   std::string json_path, csv_path;
+  bool progress = false;  // progress lines on stderr even when it is not a terminal
 
   sim::options simulator_options() const;
   gpufec::backend resolved_backend() const { return parse_backend(backend); }

@@ -73,6 +73,8 @@ void add_simulate_options(CLI::App& cmd, simulate_options& o) {
       ->check(unsigned_integer());
   cmd.add_option("--json", o.json_path, "write every parameter and figure to this JSON file");
   cmd.add_option("--csv", o.csv_path, "write one CSV line per point to this file");
+  cmd.add_flag("--progress", o.progress,
+               "a progress line every 10 s on stderr, also when it is not a terminal (logs)");
   cmd.parse_complete_callback([&o] {
     if (o.max_fe == 0 && o.max_frames == 0 && o.max_time_s <= 0.0)
       throw CLI::ValidationError("--max-fe",

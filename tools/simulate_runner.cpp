@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "family_registry.hpp"
+#include "gpufec/common/error.hpp"
 #include "gpufec/sim/report.hpp"
 
 namespace gpufec::cli {
@@ -37,25 +38,36 @@ class sigint_guard {
   void (*previous_)(int) = SIG_DFL;
 };
 
-// The table on stdout, plus a one-line progress report on stderr when stderr is a terminal (it is
-// erased before each table row, so logs and pipes never see it).
+// The table on stdout, the report files, and a progress line on stderr: rewritten in place at most
+// every 0.2 s when stderr is a terminal (erased before each table row, so pipes never see it), or
+// with --progress a plain line every 10 s for the logs of batch jobs.
 class cli_observer final : public sim::observer {
  public:
-  cli_observer(sim::table_printer& table, std::string sweep_name)
-      : table_(table), sweep_name_(std::move(sweep_name)), tty_(isatty(STDERR_FILENO) == 1) {}
+  cli_observer(sim::table_printer& table, sim::report_files& files, std::string sweep_name,
+               bool progress_lines)
+      : table_(table),
+        files_(files),
+        sweep_name_(std::move(sweep_name)),
+        tty_(isatty(STDERR_FILENO) == 1),
+        lines_(progress_lines) {}
 
   void on_progress(const sim::progress& p) override {
-    if (!tty_) return;
+    if (!tty_ && !lines_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (now - last_ < std::chrono::milliseconds(200)) return;
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
     last_ = now;
+    char left[48] = "";
+    if (p.seconds_left >= 0) std::snprintf(left, sizeof left, ", ~%.0f s left", p.seconds_left);
     std::fprintf(stderr,
-                 "\r\033[K  %s = %g: %llu frames, %llu frame errors, %llu bit errors, %.1f s",
-                 sweep_name_.c_str(), p.point, static_cast<unsigned long long>(p.frames),
+                 "%s  %s = %g (point %zu of %zu): %llu frames, %llu frame errors, %llu bit "
+                 "errors, %.4g frames/s, %.1f s%s%s",
+                 tty_ ? "\r\033[K" : "", sweep_name_.c_str(), p.point, p.index + 1, p.points,
+                 static_cast<unsigned long long>(p.frames),
                  static_cast<unsigned long long>(p.frame_errors),
-                 static_cast<unsigned long long>(p.bit_errors), p.seconds);
+                 static_cast<unsigned long long>(p.bit_errors), p.frames_per_second, p.seconds,
+                 left, tty_ ? "" : "\n");
     std::fflush(stderr);
-    shown_ = true;
+    shown_ = tty_;
   }
   void on_point(const sim::point_result& r) override {
     if (shown_) {
@@ -64,12 +76,14 @@ class cli_observer final : public sim::observer {
       shown_ = false;
     }
     table_.on_point(r);
+    files_.on_point(r);
   }
 
  private:
   sim::table_printer& table_;
+  sim::report_files& files_;
   std::string sweep_name_;
-  bool tty_;
+  bool tty_, lines_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
 };
@@ -78,19 +92,22 @@ class cli_observer final : public sim::observer {
 
 int run_simulation(const sim::family& fam, std::span<const double> points,
                    const simulate_options& common) {
+  for (const double p : points) fam.validate_point(p);
   const sim::options opt = common.simulator_options();
   const sim::run_description run = sim::describe(fam, opt);
+  // The files exist (valid, with no point yet) before any work: a bad path fails at once.
+  sim::report_files files(common.json_path, common.csv_path, run);
   sim::table_printer table(std::cout, run);
   table.print_header();
-  cli_observer obs(table, run.sweep_name);
+  cli_observer obs(table, files, run.sweep_name, common.progress);
   sim::sweep_result result;
   {
     const sigint_guard guard;
     result = sim::run_sweep(fam, points, opt, &obs, &interrupt_requested);
   }
   table.print_footer(result);
-  if (!common.json_path.empty()) sim::write_json(common.json_path, run, result);
-  if (!common.csv_path.empty()) sim::write_csv(common.csv_path, run, result);
+  std::cout.flush();
+  require<error>(!std::cout.fail(), "failed writing the table to standard output");
   return result.interrupted ? 130 : 0;
 }
 

@@ -4,11 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "gpufec/common/bits.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 
 namespace gpufec {
 
@@ -22,26 +21,7 @@ bits_format parse_bits_format(std::string_view name) {
 
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  require<format_error>(in.good(), "cannot open input file '", path, "': ", std::strerror(errno));
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  require<format_error>(!in.bad(), "failed reading '", path, "'");
-  return bytes;
-}
-
-// Printable ASCII and line whitespace only: raw float32 data almost never passes (most floats have
-// a byte outside 0x20..0x7e), and a text file with a typo still parses as text and gets a precise
-// error.
-bool looks_like_text(const std::string& bytes) {
-  for (const char c : bytes) {
-    const bool ok = (c >= 0x20 && c <= 0x7e) || c == '\t' || c == '\n' || c == '\r';
-    if (!ok) return false;
-  }
-  return true;
-}
-
-std::vector<float> parse_text(const std::string& path, const std::string& bytes) {
+std::vector<float> parse_text(const std::string& path, std::string_view bytes) {
   std::vector<float> out;
   std::size_t line = 1, pos = 0;
   while (pos < bytes.size()) {
@@ -57,7 +37,7 @@ std::vector<float> parse_text(const std::string& path, const std::string& bytes)
     }
     std::size_t end = pos;
     while (end < bytes.size() && !std::strchr(" \t\r\n,#", bytes[end])) ++end;
-    const std::string token = bytes.substr(pos, end - pos);
+    const std::string token(bytes.substr(pos, end - pos));
     char* stop = nullptr;
     errno = 0;
     const double v = std::strtod(token.c_str(), &stop);
@@ -85,24 +65,25 @@ std::vector<float> parse_f32(const std::string& path, const std::string& bytes) 
 }  // namespace
 
 std::vector<float> read_samples(const std::string& path, sample_format format) {
-  const std::string bytes = read_all(path);
+  const std::string bytes = read_input(path);
   require<format_error>(!bytes.empty(), path, ": empty file (no samples)");
-  if (format == sample_format::automatic)
-    format = looks_like_text(bytes) ? sample_format::text : sample_format::f32;
+  // Text unless asked for raw float32: a file of floats is never guessed from its bytes (a UTF-8
+  // comment looks like binary to a byte test, and some float files look like text).
   std::vector<float> out =
-      format == sample_format::text ? parse_text(path, bytes) : parse_f32(path, bytes);
+      format == sample_format::f32
+          ? parse_f32(path, bytes)
+          : parse_text(path,
+                       as_text(bytes, path, "for raw float32 samples give --input-format f32"));
   require<format_error>(!out.empty(), path, ": no samples in the file");
   return out;
 }
 
 void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
                 std::size_t per_line) {
-  std::ofstream out(path, std::ios::binary);
-  require<error>(out.good(), "cannot open output file '", path, "' for writing");
+  output_file out(path);
   if (format == bits_format::packed) {
     const std::vector<std::uint8_t> packed = pack_bits(bits);
-    out.write(reinterpret_cast<const char*>(packed.data()),
-              static_cast<std::streamsize>(packed.size()));
+    out.write(std::string_view(reinterpret_cast<const char*>(packed.data()), packed.size()));
   } else {
     std::string text;
     text.reserve(bits.size() + bits.size() / (per_line ? per_line : bits.size() + 1) + 1);
@@ -111,9 +92,9 @@ void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bit
       if (per_line && (i + 1) % per_line == 0) text += '\n';
     }
     if (text.empty() || text.back() != '\n') text += '\n';
-    out << text;
+    out.write(text);
   }
-  require<error>(out.good(), "failed writing '", path, "'");
+  out.commit();
 }
 
 }  // namespace gpufec

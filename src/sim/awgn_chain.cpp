@@ -28,44 +28,52 @@ void binary_code::validate() const {
 }
 
 namespace detail {
-std::vector<std::pair<std::string, std::string>> chain_details(const binary_code& code,
-                                                               double sigma,
-                                                               const binary_decoder& decoder) {
-  std::vector<std::pair<std::string, std::string>> d{{"sigma", cat(sigma)},
-                                                     {"rate", cat(code.rate())}};
+fields chain_details(const binary_code& code, double sigma, const binary_decoder& decoder) {
+  fields d{{"sigma", sigma}, {"rate", code.rate()}};
   for (auto& kv : decoder.details()) d.push_back(std::move(kv));
   return d;
+}
+
+void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
+               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream) {
+  const memory_space where = out.where;
+  switch (kind) {
+    case llr_kind::f32:
+      decoder.decode(batch_view<float>::uniform(static_cast<const float*>(llr), n, N, where), out,
+                     stream);
+      return;
+    case llr_kind::i8:
+      decoder.decode(
+          batch_view<std::int8_t>::uniform(static_cast<const std::int8_t*>(llr), n, N, where), out,
+          stream);
+      return;
+    case llr_kind::hard:
+      decoder.decode_hard(
+          batch_view<std::uint8_t>::uniform(static_cast<const std::uint8_t*>(llr), n, N, where),
+          out, stream);
+      return;
+  }
 }
 }  // namespace detail
 
 namespace {
 
-class cpu_awgn_chain final : public chain {
+class cpu_awgn_chain final : public detail::stepped_chain {
  public:
+  // About 2^20 transmitted bits per decoder call: enough to share among threads, small in memory.
   cpu_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
-      : code_(code),
+      : stepped_chain(detail::frames_for(code, std::size_t{1} << 20)),
+        code_(code),
         seed_(seed),
         sigma_(channel::sigma_from_ebn0(ebn0_db, code.rate())),
         decoder_(code.decoder(backend::cpu, detail::frames_for(code, std::size_t{1} << 20))) {}
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
-  // About 2^20 transmitted bits per call: enough to share among threads, small in memory.
   std::size_t preferred_batch() const override { return decoder_->max_batch(); }
-  std::vector<std::pair<std::string, std::string>> details() const override {
-    return detail::chain_details(code_, sigma_, *decoder_);
-  }
-
-  double run(std::uint64_t first_frame, std::vector<frame_outcome>& outcomes) override {
-    double seconds = 0;
-    for (std::size_t begin = 0; begin < outcomes.size(); begin += decoder_->max_batch()) {
-      const std::size_t n = std::min(decoder_->max_batch(), outcomes.size() - begin);
-      seconds += run_batch(first_frame + begin, n, outcomes.data() + begin);
-    }
-    return seconds;
-  }
+  fields details() const override { return detail::chain_details(code_, sigma_, *decoder_); }
 
  private:
-  double run_batch(std::uint64_t first, std::size_t n, frame_outcome* outcomes) {
+  double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) override {
     const std::size_t K = code_.info_bits, N = code_.coded_bits;
     const auto frames = static_cast<std::int64_t>(n);
     info_.resize(n * K);
@@ -86,17 +94,10 @@ class cpu_awgn_chain final : public chain {
     }
     // Channel: BPSK + AWGN, then the decoder's input.
     const double sigma = sigma_, scale = channel::int8_llr_scale(sigma);
-    switch (code_.llr) {
-      case llr_kind::f32:
-        llr_.resize(n * N);
-        break;
-      case llr_kind::i8:
-        llr_i8_.resize(n * N);
-        break;
-      case llr_kind::hard:
-        hard_.resize(n * N);
-        break;
-    }
+    llr_.resize(n * N * detail::llr_bytes(code_.llr));
+    auto* f32 = reinterpret_cast<float*>(llr_.data());
+    auto* i8 = reinterpret_cast<std::int8_t*>(llr_.data());
+    auto* hard = llr_.data();
 #pragma omp parallel for schedule(static)
     for (std::int64_t f = 0; f < frames; ++f) {
       const std::uint64_t frame = first + static_cast<std::uint64_t>(f);
@@ -105,27 +106,17 @@ class cpu_awgn_chain final : public chain {
         const double llr = channel::llr_from_sample(
             channel::awgn_received(seed_, frame, j, coded[at + j], sigma), sigma);
         if (code_.llr == llr_kind::f32)
-          llr_[at + j] = static_cast<float>(llr);
+          f32[at + j] = static_cast<float>(llr);
         else if (code_.llr == llr_kind::i8)
-          llr_i8_[at + j] = channel::llr_to_int8(llr, scale);
+          i8[at + j] = channel::llr_to_int8(llr, scale);
         else
-          hard_[at + j] = channel::hard_decision(static_cast<float>(llr));
+          hard[at + j] = channel::hard_decision(static_cast<float>(llr));
       }
     }
     // Decoder: the only timed part.
-    const auto out = batch_span<std::uint8_t>::uniform(decoded_.data(), n, K);
     const auto t0 = std::chrono::steady_clock::now();
-    switch (code_.llr) {
-      case llr_kind::f32:
-        decoder_->decode(batch_view<float>::uniform(llr_.data(), n, N), out, nullptr);
-        break;
-      case llr_kind::i8:
-        decoder_->decode(batch_view<std::int8_t>::uniform(llr_i8_.data(), n, N), out, nullptr);
-        break;
-      case llr_kind::hard:
-        decoder_->decode_hard(batch_view<std::uint8_t>::uniform(hard_.data(), n, N), out, nullptr);
-        break;
-    }
+    detail::decode_as(*decoder_, code_.llr, llr_.data(), n, N,
+                      batch_span<std::uint8_t>::uniform(decoded_.data(), n, K), nullptr);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 #pragma omp parallel for schedule(static)
@@ -140,9 +131,8 @@ class cpu_awgn_chain final : public chain {
   std::uint64_t seed_;
   double sigma_;
   std::unique_ptr<binary_decoder> decoder_;
-  std::vector<std::uint8_t> info_, coded_, decoded_, hard_;
-  std::vector<float> llr_;
-  std::vector<std::int8_t> llr_i8_;
+  std::vector<std::uint8_t> info_, coded_, decoded_;
+  std::vector<unsigned char> llr_;  // the decoder's input, of code_.llr's kind
 };
 
 }  // namespace

@@ -20,8 +20,42 @@ inline std::size_t frames_for(const binary_code& code, std::size_t samples) {
   return std::max<std::size_t>(1, samples / std::max(code.coded_bits, code.info_bits));
 }
 
-std::vector<std::pair<std::string, std::string>> chain_details(const binary_code& code,
-                                                               double sigma,
-                                                               const binary_decoder& decoder);
+fields chain_details(const binary_code& code, double sigma, const binary_decoder& decoder);
+
+// Bytes of one LLR of `kind`.
+inline std::size_t llr_bytes(llr_kind kind) {
+  return kind == llr_kind::f32 ? sizeof(float) : 1;
+}
+
+// Hands n frames of N LLRs of `kind` (float, int8 or hard bits, at `llr`) to the decoder.
+void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
+               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream);
+
+// Both chains: a call's frames in steps of the decoder's batch, ending early (with the frames of
+// the steps done) when a stop is requested.
+class stepped_chain : public chain {
+ public:
+  double run(std::uint64_t first_frame, std::vector<frame_outcome>& outcomes,
+             const stop_token& stop) final {
+    double seconds = 0;
+    for (std::size_t begin = 0; begin < outcomes.size(); begin += step_) {
+      if (begin > 0 && stop.requested()) {  // a step is well under a second
+        outcomes.resize(begin);
+        break;
+      }
+      const std::size_t n = std::min(step_, outcomes.size() - begin);
+      seconds += run_step(first_frame + begin, n, outcomes.data() + begin);
+    }
+    return seconds;
+  }
+
+ protected:
+  explicit stepped_chain(std::size_t step) : step_(step) {}
+  // Frames [first, first + n) into outcomes[0, n); returns the decoder's seconds.
+  virtual double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) = 0;
+
+ private:
+  std::size_t step_;
+};
 
 }  // namespace gpufec::sim::detail

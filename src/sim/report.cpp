@@ -1,16 +1,23 @@
 #include "gpufec/sim/report.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <ostream>
+#include <sstream>
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 
 namespace gpufec::sim {
 
 run_description describe(const family& fam, const options& opt) {
   return {fam.name(), fam.backend(), fam.sweep_name(), fam.parameters(), opt};
+}
+
+std::string text_of(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_number_float()) return cat(value.get<double>());
+  return value.dump();
 }
 
 namespace {
@@ -41,11 +48,13 @@ void table_printer::print_header() {
   const auto b = get_build_info();
   out_ << "# gpufec " << b.version << ": simulate " << run_.family << " on " << run_.backend
        << "\n";
-  for (const auto& [key, value] : run_.parameters) out_ << "# " << key << " = " << value << "\n";
+  for (const auto& [key, value] : run_.parameters)
+    out_ << "# " << key << " = " << text_of(value) << "\n";
   out_ << "# seed = " << run_.opt.seed << ", max-fe = " << run_.opt.stop.max_fe
        << ", max-frames = " << run_.opt.stop.max_frames
        << ", max-time = " << run_.opt.stop.max_time_s << " s (0 = no limit)\n";
-  out_ << "# BER/FER intervals: Wilson 95%; Dec Mb/s counts decoder time only\n#\n";
+  out_ << "# BER/FER intervals: Wilson 95%; Dec Mb/s counts decoder time only; BER '-': not\n"
+          "# defined (symbols that carry no whole bits, see SER)\n#\n";
   out_ << "# " << pad_left(run_.sweep_name, 8) << " | " << pad_left("FRA", 10) << " | "
        << pad_left("BE", 10) << " | " << pad_left("FE", 8) << " | " << pad_left("BER", 9) << " | "
        << pad_left("BER 95% CI", 19) << " | " << pad_left("FER", 9) << " | "
@@ -55,11 +64,13 @@ void table_printer::print_header() {
 }
 
 void table_printer::on_point(const point_result& r) {
+  const bool ber = r.shape.has_ber();
   out_ << "  " << pad_left(fmt("%.4g", r.point), 8) << " | "
        << pad_left(std::to_string(r.frames), 10) << " | "
-       << pad_left(std::to_string(r.bit_errors), 10) << " | "
-       << pad_left(std::to_string(r.frame_errors), 8) << " | " << pad_left(sci(r.ber), 9) << " | "
-       << pad_left(ci_text(r.ber_ci), 19) << " | " << pad_left(sci(r.fer), 9) << " | "
+       << pad_left(ber ? std::to_string(r.bit_errors) : "-", 10) << " | "
+       << pad_left(std::to_string(r.frame_errors), 8) << " | "
+       << pad_left(ber ? sci(r.ber) : "-", 9) << " | "
+       << pad_left(ber ? ci_text(r.ber_ci) : "-", 19) << " | " << pad_left(sci(r.fer), 9) << " | "
        << pad_left(ci_text(r.fer_ci), 19) << " | " << pad_left(fmt("%.2f", r.decoder_mbps), 9)
        << " | " << pad_left(fmt("%.2f", r.chain_mbps), 10) << " | "
        << pad_left(fmt("%.2f", r.wall_seconds), 7) << " | " << to_string(r.reason)
@@ -69,10 +80,11 @@ void table_printer::on_point(const point_result& r) {
     out_ << "  " << pad_left("", 8) << "   SER " << sci(r.ser) << " [" << ci_text(r.ser_ci)
          << "], symbol errors " << r.symbol_errors << "\n";
   if (r.undecodable > 0)
-    out_ << "  " << pad_left("", 8) << "   undecodable frames " << r.undecodable << "\n";
+    out_ << "  " << pad_left("", 8) << "   undecodable frames " << r.undecodable
+         << " (frame errors; their all-zero decisions are scored as decided)\n";
   if (!r.details.empty()) {  // the family's per-point facts (state-space sizes, memory, ...)
     out_ << "  " << pad_left("", 8) << "  ";
-    for (const auto& [key, value] : r.details) out_ << " " << key << "=" << value;
+    for (const auto& [key, value] : r.details) out_ << " " << key << "=" << text_of(value);
     out_ << "\n";
   }
   out_ << std::flush;
@@ -103,26 +115,29 @@ nlohmann::json to_json(const run_description& run, const sweep_result& s) {
   j["interrupted"] = s.interrupted;
   nlohmann::json points = nlohmann::json::array();
   for (const point_result& r : s.points) {
-    nlohmann::json p = {{"index", r.index},
-                        {"point", r.point},
-                        {"seed", r.seed},
-                        {"info_bits_per_frame", r.shape.info_bits},
-                        {"symbols_per_frame", r.shape.symbols},
-                        {"frames", r.frames},
-                        {"simulated_frames", r.simulated_frames},
-                        {"frame_errors", r.frame_errors},
-                        {"bit_errors", r.bit_errors},
-                        {"undecodable", r.undecodable},
-                        {"ber", r.ber},
-                        {"ber_ci95", {r.ber_ci.lower, r.ber_ci.upper}},
-                        {"fer", r.fer},
-                        {"fer_ci95", {r.fer_ci.lower, r.fer_ci.upper}},
-                        {"decoder_seconds", r.decoder_seconds},
-                        {"chain_seconds", r.chain_seconds},
-                        {"wall_seconds", r.wall_seconds},
-                        {"decoder_mbps", r.decoder_mbps},
-                        {"chain_mbps", r.chain_mbps},
-                        {"stop_reason", to_string(r.reason)}};
+    const bool ber = r.shape.has_ber();
+    nlohmann::json p = {
+        {"index", r.index},
+        {"point", r.point},
+        {"seed", r.seed},
+        {"info_bits_per_frame", r.shape.info_bits},
+        {"bits_per_symbol", r.shape.bits_per_symbol},
+        {"symbols_per_frame", r.shape.symbols},
+        {"frames", r.frames},
+        {"simulated_frames", r.simulated_frames},
+        {"frame_errors", r.frame_errors},
+        {"bit_errors", ber ? nlohmann::json(r.bit_errors) : nlohmann::json()},
+        {"undecodable", r.undecodable},
+        {"ber", ber ? nlohmann::json(r.ber) : nlohmann::json()},
+        {"ber_ci95", ber ? nlohmann::json{r.ber_ci.lower, r.ber_ci.upper} : nlohmann::json()},
+        {"fer", r.fer},
+        {"fer_ci95", {r.fer_ci.lower, r.fer_ci.upper}},
+        {"decoder_seconds", r.decoder_seconds},
+        {"chain_seconds", r.chain_seconds},
+        {"wall_seconds", r.wall_seconds},
+        {"decoder_mbps", r.decoder_mbps},
+        {"chain_mbps", r.chain_mbps},
+        {"stop_reason", to_string(r.reason)}};
     if (r.shape.q_ary) {
       p["symbol_errors"] = r.symbol_errors;
       p["ser"] = r.ser;
@@ -138,12 +153,6 @@ nlohmann::json to_json(const run_description& run, const sweep_result& s) {
 }
 
 namespace {
-std::ofstream open_output(const std::string& path) {
-  std::ofstream out(path);
-  require<error>(out.good(), "cannot open output file '", path, "' for writing");
-  return out;
-}
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -152,35 +161,57 @@ std::string csv_field(const std::string& s) {
 }
 }  // namespace
 
-void write_json(const std::string& path, const run_description& run, const sweep_result& s) {
-  std::ofstream out = open_output(path);
-  out << to_json(run, s).dump(2) << "\n";
-  require<error>(out.good(), "failed writing '", path, "'");
-}
-
-void write_csv(const std::string& path, const run_description& run, const sweep_result& s) {
-  std::ofstream out = open_output(path);
+std::string to_csv(const run_description& run, const sweep_result& s) {
+  std::ostringstream out;
   out << "family,backend,sweep,seed,max_fe,max_frames,max_time_s";
-  for (const auto& [key, value] : run.parameters) out << "," << csv_field(key);
+  for (const auto& kv : run.parameters) out << "," << csv_field(kv.first);
   out << ",index,point,point_seed,frames,simulated_frames,frame_errors,bit_errors,symbol_errors,"
          "undecodable,ber,ber_ci95_lower,ber_ci95_upper,fer,fer_ci95_lower,fer_ci95_upper,ser,"
          "ser_ci95_lower,ser_ci95_upper,decoder_seconds,chain_seconds,wall_seconds,decoder_mbps,"
          "chain_mbps,stop_reason\n";
   out.precision(17);
   for (const point_result& r : s.points) {
+    const bool ber = r.shape.has_ber();
+    auto maybe = [&](double v) { return ber ? cat(v) : std::string(); };
     out << csv_field(run.family) << "," << run.backend << "," << csv_field(run.sweep_name) << ","
         << run.opt.seed << "," << run.opt.stop.max_fe << "," << run.opt.stop.max_frames << ","
         << run.opt.stop.max_time_s;
-    for (const auto& kv : run.parameters) out << "," << csv_field(kv.second);
+    for (const auto& kv : run.parameters) out << "," << csv_field(text_of(kv.second));
     out << "," << r.index << "," << r.point << "," << r.seed << "," << r.frames << ","
-        << r.simulated_frames << "," << r.frame_errors << "," << r.bit_errors << ","
-        << r.symbol_errors << "," << r.undecodable << "," << r.ber << "," << r.ber_ci.lower << ","
-        << r.ber_ci.upper << "," << r.fer << "," << r.fer_ci.lower << "," << r.fer_ci.upper << ","
-        << r.ser << "," << r.ser_ci.lower << "," << r.ser_ci.upper << "," << r.decoder_seconds
-        << "," << r.chain_seconds << "," << r.wall_seconds << "," << r.decoder_mbps << ","
-        << r.chain_mbps << "," << to_string(r.reason) << "\n";
+        << r.simulated_frames << "," << r.frame_errors << ","
+        << (ber ? std::to_string(r.bit_errors) : std::string()) << "," << r.symbol_errors << ","
+        << r.undecodable << "," << maybe(r.ber) << "," << maybe(r.ber_ci.lower) << ","
+        << maybe(r.ber_ci.upper) << "," << r.fer << "," << r.fer_ci.lower << "," << r.fer_ci.upper
+        << "," << r.ser << "," << r.ser_ci.lower << "," << r.ser_ci.upper << ","
+        << r.decoder_seconds << "," << r.chain_seconds << "," << r.wall_seconds << ","
+        << r.decoder_mbps << "," << r.chain_mbps << "," << to_string(r.reason) << "\n";
   }
-  require<error>(out.good(), "failed writing '", path, "'");
+  return out.str();
+}
+
+void write_json(const std::string& path, const run_description& run, const sweep_result& s) {
+  write_json_file(path, to_json(run, s));
+}
+
+void write_csv(const std::string& path, const run_description& run, const sweep_result& s) {
+  write_file(path, to_csv(run, s));
+}
+
+report_files::report_files(std::string json_path, std::string csv_path, run_description run)
+    : json_path_(std::move(json_path)), csv_path_(std::move(csv_path)), run_(std::move(run)) {
+  require_distinct({}, {{"--json", json_path_}, {"--csv", csv_path_}});
+  write();  // before any work: a bad path fails now, and a run cut short keeps a valid file
+}
+
+void report_files::on_point(const point_result& r) {
+  done_.points.push_back(r);
+  done_.interrupted = r.reason == stop_reason::interrupted;
+  write();
+}
+
+void report_files::write() const {
+  if (!json_path_.empty()) write_json(json_path_, run_, done_);
+  if (!csv_path_.empty()) write_csv(csv_path_, run_, done_);
 }
 
 }  // namespace gpufec::sim

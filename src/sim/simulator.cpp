@@ -61,17 +61,37 @@ void validate(const options& opt) {
   require(opt.threads >= 0, "threads must not be negative (threads = ", opt.threads, ")");
 }
 
+// Seconds until the first stopping rule fires, from the rates so far (negative: no estimate).
+double seconds_left(const stop_rule& rule, const point_counter& c, double seconds) {
+  double left = -1.0;
+  auto take = [&](double t) { left = left < 0 ? t : std::min(left, t); };
+  if (rule.max_time_s > 0) take(std::max(0.0, rule.max_time_s - seconds));
+  if (seconds > 0 && c.frames > 0) {
+    const double rate = static_cast<double>(c.frames) / seconds;
+    if (rule.max_frames > 0) take(static_cast<double>(rule.max_frames - c.frames) / rate);
+    if (rule.max_fe > 0 && c.frame_errors > 0)
+      take(static_cast<double>(rule.max_fe - std::min(rule.max_fe, c.frame_errors)) * seconds /
+           static_cast<double>(c.frame_errors));
+  }
+  return left;
+}
+
 }  // namespace
 
 point_result run_point(const family& fam, double point, std::size_t index, const options& opt,
-                       const std::atomic<bool>* interrupt, observer* obs) {
+                       const std::atomic<bool>* interrupt, observer* obs, std::size_t points) {
   validate(opt);
   if (opt.threads > 0) omp_set_num_threads(opt.threads);
   const auto t0 = steady::now();
+  const stop_token stop(interrupt,
+                        opt.stop.max_time_s > 0.0
+                            ? t0 + std::chrono::duration_cast<steady::duration>(
+                                       std::chrono::duration<double>(opt.stop.max_time_s))
+                            : steady::time_point::max());
   point_result r;
   r.index = index;
   r.point = point;
-  r.seed = point_seed(opt.seed, index);
+  r.seed = point_seed(opt.seed, point);
   const std::unique_ptr<chain> ch = fam.make_chain(point, r.seed);
   r.shape = ch->shape();
   r.details = ch->details();
@@ -104,14 +124,18 @@ point_result run_point(const family& fam, double point, std::size_t index, const
           std::min<std::uint64_t>(n, opt.stop.max_frames - counter.frames));
     outcomes.assign(n, frame_outcome{});
     const auto tc = steady::now();
-    r.decoder_seconds += ch->run(next_frame, outcomes);
+    r.decoder_seconds += ch->run(next_frame, outcomes, stop);
     r.chain_seconds += seconds_since(tc);
-    next_frame += n;
-    r.simulated_frames += n;
+    next_frame += outcomes.size();  // fewer than n when the chain stopped early
+    r.simulated_frames += outcomes.size();
     counter.add(outcomes);
-    if (obs)
-      obs->on_progress({index, point, counter.frames, counter.frame_errors, counter.bit_errors,
-                        seconds_since(t0)});
+    if (obs) {
+      const double seconds = seconds_since(t0);
+      obs->on_progress({index, points, point, counter.frames, counter.frame_errors,
+                        counter.bit_errors, seconds,
+                        seconds > 0 ? static_cast<double>(counter.frames) / seconds : 0.0,
+                        seconds_left(opt.stop, counter, seconds)});
+    }
   }
 
   r.frames = counter.frames;
@@ -121,7 +145,7 @@ point_result run_point(const family& fam, double point, std::size_t index, const
   r.undecodable = counter.undecodable;
   const std::uint64_t bits = r.frames * r.shape.info_bits;
   const std::uint64_t symbols = r.frames * r.shape.symbols;
-  r.ber = rate(r.bit_errors, bits);
+  r.ber = r.shape.has_ber() ? rate(r.bit_errors, bits) : 0.0;
   r.fer = rate(r.frame_errors, r.frames);
   r.ser = rate(r.symbol_errors, symbols);
   r.ber_ci = wilson_interval(std::min(r.bit_errors, bits), bits);
@@ -143,7 +167,7 @@ sweep_result run_sweep(const family& fam, std::span<const double> points, const 
       out.interrupted = true;
       break;
     }
-    out.points.push_back(run_point(fam, points[i], i, opt, interrupt, obs));
+    out.points.push_back(run_point(fam, points[i], i, opt, interrupt, obs, points.size()));
     if (obs) obs->on_point(out.points.back());
     if (out.points.back().reason == stop_reason::interrupted) {
       out.interrupted = true;

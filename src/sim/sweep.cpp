@@ -1,6 +1,9 @@
 // Sweep parsing and per-point seeds.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "gpufec/common/error.hpp"
@@ -30,6 +33,18 @@ double parse_number(std::string_view text, std::string_view item) {
   require(!s.empty() && used == s.size() && std::isfinite(v), "'", s,
           "' is not a finite number (in sweep item '", item, "')");
   return v;
+}
+
+// Decimal places a number's text carries: digits after the point, less the exponent ("0.25" 2,
+// "1e-3" 3, "2.5e-2" 3, "40" 0).
+int decimals_of(std::string_view text) {
+  text = trim(text);
+  const std::size_t e = text.find_first_of("eE");
+  const std::string_view mantissa = text.substr(0, e);
+  const std::size_t dot = mantissa.find('.');
+  int places = dot == std::string_view::npos ? 0 : static_cast<int>(mantissa.size() - dot - 1);
+  if (e != std::string_view::npos) places -= std::atoi(std::string(text.substr(e + 1)).c_str());
+  return std::max(places, 0);
 }
 
 }  // namespace
@@ -64,8 +79,19 @@ std::vector<double> parse_sweep(std::string_view text) {
       require(span < static_cast<double>(max_points), "sweep range '", item, "' has more than ",
               max_points, " points");
       const auto count = static_cast<std::size_t>(std::floor(span + 1e-9)) + 1;
-      for (std::size_t i = 0; i < count; ++i)
-        points.push_back(first + static_cast<double>(i) * step);
+      // Each point rounded to the decimal places its range is written with (0.3:0:-0.1 ends at 0,
+      // not at -5.55e-17), when those are few enough for a double to hold.
+      const int places = std::max(
+          {decimals_of(item.substr(0, c1)),
+           decimals_of(item.substr(
+               c1 + 1, c2 == std::string_view::npos ? std::string_view::npos : c2 - c1 - 1)),
+           c2 == std::string_view::npos ? 0 : decimals_of(item.substr(c2 + 1))});
+      const double scale = std::pow(10.0, places);
+      for (std::size_t i = 0; i < count; ++i) {
+        double x = first + static_cast<double>(i) * step;
+        if (places <= 15) x = std::round(x * scale) / scale;
+        points.push_back(x + 0.0);  // -0 prints as 0
+      }
     }
     require(points.size() <= max_points, "sweep '", text, "' has more than ", max_points,
             " points");
@@ -74,8 +100,12 @@ std::vector<double> parse_sweep(std::string_view text) {
   return points;
 }
 
-std::uint64_t point_seed(std::uint64_t seed, std::uint64_t index) {
-  // splitmix64 finalizer over seed and index, so nearby seeds and indices give unrelated keys.
+std::uint64_t point_seed(std::uint64_t seed, double point) {
+  // splitmix64 finalizer over the seed and the value's bits, so nearby seeds and values give
+  // unrelated keys. -0 and 0 are one point.
+  std::uint64_t index = 0;
+  const double value = point == 0.0 ? 0.0 : point;
+  std::memcpy(&index, &value, sizeof index);
   auto mix = [](std::uint64_t z) {
     z += 0x9E3779B97F4A7C15ULL;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;

@@ -27,7 +27,7 @@ class cpu_decoder final : public sim::binary_decoder {
 #pragma omp parallel for schedule(static)
     for (std::int64_t t = 0; t < n; ++t) bits.data[t] = channel::hard_decision(llr.data[t]);
   }
-  std::vector<std::pair<std::string, std::string>> details() const override {
+  sim::fields details() const override {
     return {{"decoder", "hard decision (cpu)"}};
   }
 
@@ -68,12 +68,12 @@ family::family(params p, gpufec::backend b) : params_(p), backend_(b) {
   validate(params_);
 }
 
-std::vector<std::pair<std::string, std::string>> family::parameters() const {
+sim::fields family::parameters() const {
   return {{"code", "none (uncoded)"},
           {"modulation", "BPSK"},
           {"channel", "AWGN"},
-          {"K", cat(params_.info_bits)},
-          {"rate", "1"},
+          {"K", params_.info_bits},
+          {"rate", 1},
           {"decoder", "hard decision on the LLR sign"}};
 }
 

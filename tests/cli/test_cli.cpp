@@ -103,7 +103,7 @@ TEST(Cli, SimulateUncodedMatchesTheoryWithinItsInterval) {
     EXPECT_EQ(p["frame_errors"].get<std::uint64_t>(), 300u);
     EXPECT_EQ(p["stop_reason"], "max-fe");
   }
-  EXPECT_EQ(j["parameters"]["K"], "1024");
+  EXPECT_EQ(j["parameters"]["K"], 1024);
   std::ifstream csv(csv_path);
   std::string line;
   int lines = 0;

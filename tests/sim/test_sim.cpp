@@ -51,7 +51,8 @@ struct scripted_chain final : chain {
   std::chrono::milliseconds delay{0};
   frame_shape shape() const override { return {100, 25, 4, true}; }
   std::size_t preferred_batch() const override { return batch; }
-  double run(std::uint64_t first, std::vector<frame_outcome>& outcomes) override {
+  double run(std::uint64_t first, std::vector<frame_outcome>& outcomes,
+             const stop_token&) override {
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto it = script.find(first + i);
       outcomes[i] = it == script.end() ? frame_outcome{} : it->second;
@@ -70,7 +71,7 @@ struct scripted_family final : family {
   std::string name() const override { return "scripted"; }
   std::string sweep_name() const override { return "x"; }
   std::string backend() const override { return "cpu"; }
-  std::vector<std::pair<std::string, std::string>> parameters() const override { return {}; }
+  fields parameters() const override { return {}; }
   std::unique_ptr<chain> make_chain(double, std::uint64_t) const override {
     auto c = std::make_unique<scripted_chain>();
     c->script = script;

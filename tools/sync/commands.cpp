@@ -208,6 +208,7 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
           std::cerr << "gpufec: frame " << first + f << " undecodable: " << out.messages[f] << "\n";
         }
     }
+    files.commit();
     std::cerr << "gpufec: decoded " << received.frames() - undecodable << " of "
               << received.frames() << " frames from '" << o->input << "'\n";
     return undecodable ? 1 : 0;

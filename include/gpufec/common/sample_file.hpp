@@ -1,8 +1,10 @@
 // Files of real samples (received BPSK samples or LLRs) for `gpufec decode`, and of decided bits.
 //
-// Text: numbers separated by whitespace or commas, '#' starts a comment to the end of the line.
-// f32: raw IEEE-754 binary32 in this machine's byte order (little-endian on x86 and ARM hosts).
-// Auto: text when every byte is printable ASCII or whitespace, else f32.
+// Text: numbers separated by whitespace or commas, '#' starts a comment to the end of the line
+// (comments may hold any UTF-8; a leading byte order mark is skipped). f32: raw IEEE-754 binary32
+// in this machine's byte order (little-endian on x86 and ARM hosts), asked for explicitly. Auto
+// reads text: a file that is not text (a NUL or another control byte, invalid UTF-8) is an error
+// that says to give f32, never a guess. "-" reads standard input.
 // Every reader rejects an empty file, a NaN or infinity, and a truncated f32 file with a
 // format_error naming the file and the place.
 #pragma once
@@ -26,7 +28,8 @@ enum class bits_format { text, packed };
 bits_format parse_bits_format(std::string_view name);  // "text", "packed"
 
 // text: '0'/'1' characters, `per_line` bits per line (0 = all on one line), newline-terminated.
-// packed: pack_bits (MSB first), the last byte padded with zeros.
+// packed: pack_bits (MSB first), the last byte padded with zeros. Written through an output_file
+// (gpufec/common/files.hpp): complete or not at all; "-" writes standard output.
 void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
                 std::size_t per_line = 0);
 

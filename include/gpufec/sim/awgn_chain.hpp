@@ -56,7 +56,7 @@ class binary_decoder {
   virtual void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
                            cuda_stream stream);
   // Per-point facts for the report (the plan's choices).
-  virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }
+  virtual fields details() const { return {}; }
 };
 
 // What a binary family supplies.

@@ -17,7 +17,7 @@ struct run_description {
   std::string family;
   std::string backend;
   std::string sweep_name;
-  std::vector<std::pair<std::string, std::string>> parameters;
+  fields parameters;
   options opt;
 };
 run_description describe(const family& fam, const options& opt);
@@ -34,10 +34,29 @@ class table_printer final : public observer {
   run_description run_;
 };
 
+// A report value as the table and CSV show it (text as it is, numbers as JSON writes them).
+std::string text_of(const nlohmann::json& value);
+
 nlohmann::json to_json(const run_description& run, const sweep_result& s);
-void write_json(const std::string& path, const run_description& run, const sweep_result& s);
 // One header line, then one line per point; every parameter is repeated on each line so a file
-// concatenates and filters well.
+// concatenates and filters well. BER fields are empty where BER is not defined.
+std::string to_csv(const run_description& run, const sweep_result& s);
+void write_json(const std::string& path, const run_description& run, const sweep_result& s);
 void write_csv(const std::string& path, const run_description& run, const sweep_result& s);
+
+// The --json and --csv files of a sweep, rewritten whole (atomically) after each point: opened
+// before any work (a bad path fails at once), and a sweep that dies keeps its finished points.
+// Refuses two paths that name the same file.
+class report_files final : public observer {
+ public:
+  report_files(std::string json_path, std::string csv_path, run_description run);
+  void on_point(const point_result& r) override;
+
+ private:
+  void write() const;
+  std::string json_path_, csv_path_;
+  run_description run_;
+  sweep_result done_;
+};
 
 }  // namespace gpufec::sim

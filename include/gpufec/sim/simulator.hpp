@@ -3,9 +3,10 @@
 //
 // Stopping rule, applied frame by frame in frame order: a point ends at the frame where the frame
 // errors reach max_fe, or the frames reach max_frames, whichever comes first; frames a batch
-// simulated past that frame are ignored. Hence the counts depend only on (seed, point index) and
-// the rule, never on batch size, threads or backend. max_time_s (wall clock) and an interrupt also
-// end a point, at a batch boundary: such points are not reproducible, and say so (stop_reason).
+// simulated past that frame are ignored. Hence the counts depend only on (seed, point value) and
+// the rule, never on batch size, threads, backend or the other points swept. max_time_s (wall
+// clock) and an interrupt also end a point, within about a second (chains and decoders check a
+// stop_token inside a batch): such points are not reproducible, and say so (stop_reason).
 #pragma once
 
 #include <atomic>
@@ -26,9 +27,10 @@ namespace gpufec::sim {
 // "1e-3,1e-2" -> 0.001, 0.01. Throws invalid_argument naming the bad item.
 std::vector<double> parse_sweep(std::string_view text);
 
-// The seed of point `index`: a fixed mix (splitmix64) of the run seed and the index, so points draw
-// independent streams and a point's numbers do not depend on which other points are swept.
-std::uint64_t point_seed(std::uint64_t seed, std::uint64_t index);
+// The seed of the point of value `point`: a fixed mix (splitmix64) of the run seed and the value's
+// bits (with -0 as 0), so points draw independent streams and a point's numbers do not depend on
+// which other points are swept, nor in which order.
+std::uint64_t point_seed(std::uint64_t seed, double point);
 
 struct stop_rule {
   std::uint64_t max_fe = 100;    // frame errors; 0 = no limit
@@ -65,7 +67,7 @@ class point_counter {
 struct point_result {
   std::size_t index = 0;
   double point = 0.0;
-  std::uint64_t seed = 0;  // point_seed(options.seed, index)
+  std::uint64_t seed = 0;  // point_seed(options.seed, point)
   frame_shape shape;
   std::uint64_t frames = 0, frame_errors = 0, bit_errors = 0, symbol_errors = 0, undecodable = 0;
   std::uint64_t simulated_frames = 0;  // frames the chain ran, including those past the stop
@@ -77,15 +79,19 @@ struct point_result {
   double decoder_mbps = 0;          // simulated information bits / decoder_seconds / 1e6
   double chain_mbps = 0;            // simulated information bits / chain_seconds / 1e6
   stop_reason reason = stop_reason::max_fe;
-  std::vector<std::pair<std::string, std::string>> details;
+  fields details;
 };
 
 // Live counts while a point runs (for a progress line).
 struct progress {
-  std::size_t index = 0;
+  std::size_t index = 0, points = 0;  // this point and the sweep's number of points
   double point = 0.0;
   std::uint64_t frames = 0, frame_errors = 0, bit_errors = 0;
   double seconds = 0.0;
+  double frames_per_second = 0.0;
+  // Seconds until the first stopping rule is expected to fire (from the rates so far); negative
+  // when no estimate exists yet (no frame error for a rule on errors alone).
+  double seconds_left = -1.0;
 };
 
 // Receives the sweep as it happens; every method has a no-op default.
@@ -101,9 +107,10 @@ struct sweep_result {
   bool interrupted = false;
 };
 
-// Simulates one point. `interrupt` (may be null) is polled between batches.
+// Simulates one point. `interrupt` (may be null) ends it within about a second when set.
 point_result run_point(const family& fam, double point, std::size_t index, const options& opt,
-                       const std::atomic<bool>* interrupt = nullptr, observer* obs = nullptr);
+                       const std::atomic<bool>* interrupt = nullptr, observer* obs = nullptr,
+                       std::size_t points = 1);
 // Simulates every point in order; an interrupt ends the current point and the sweep.
 sweep_result run_sweep(const family& fam, std::span<const double> points, const options& opt,
                        observer* obs = nullptr, const std::atomic<bool>* interrupt = nullptr);

@@ -22,6 +22,7 @@
 #include "gpufec/common/batch.hpp"
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/common/enum_names.hpp"
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/sync/bsid_channel.hpp"
 #include "gpufec/sync/drift.hpp"
 #include "gpufec/sync/tvb_code.hpp"
@@ -122,6 +123,7 @@ struct plan_summary {
   std::size_t gamma_bytes_per_frame = 0;        // global-storage gamma for one frame
   std::size_t memory_bytes = 0;                 // everything the plan allocates for max_batch
   std::size_t max_batch = 1;
+  std::size_t chunk = 1;  // frames decoded at once: CUDA, per chunk of buffers; CPU, per thread set
   std::vector<std::string> kernel_shapes;  // CUDA: one line per kernel (block, grid, shared mem)
 };
 
@@ -202,9 +204,10 @@ class decoder_plan {
   // Decodes a batch of received frames (each any length; out-of-range lengths are reported per
   // frame as undecodable). `priors` is null (uniform 1/q) or frames*N*q symbol probabilities
   // Pr{D_i = D}, [frame][i][D], each row summing to 1. Throws invalid_argument for a batch larger
-  // than the plan's max_batch or invalid priors.
-  void decode(batch_view<std::uint8_t> received, decode_output& out,
-              const double* priors = nullptr);
+  // than the plan's max_batch or invalid priors. A `stop` requested during the call (an interrupt,
+  // a deadline) ends it within about a second, throwing gpufec::stopped; `out` is then unusable.
+  void decode(batch_view<std::uint8_t> received, decode_output& out, const double* priors = nullptr,
+              const stop_token& stop = {});
   // One frame; an undecodable frame throws undecodable_error with the reason.
   decode_output decode(std::span<const std::uint8_t> received, const double* priors = nullptr);
 

@@ -8,12 +8,12 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <string_view>
 
 #include "gpufec/common/batch.hpp"
 #include "gpufec/common/enum_names.hpp"
+#include "gpufec/common/files.hpp"
 #include "gpufec/sync/decoder.hpp"
 
 namespace gpufec::sync {
@@ -31,15 +31,18 @@ app_format parse_app_format(std::string_view name);  // "text", "csv", "f64"
 
 // Writes decode_output batches as they come; empty paths are skipped. Decisions: one line per
 // frame of space-separated symbols ("# undecodable: reason" for a frame that was not decoded).
-// Drift: csv frame,boundary,drift,probability (non-zero entries).
+// Drift: csv frame,boundary,drift,probability (non-zero entries). The files are opened (so a bad
+// path fails) at construction and appear complete at commit(); without it (an error, Ctrl-C)
+// none is left behind (gpufec/common/files.hpp).
 class decoder_output_files {
  public:
   decoder_output_files(const std::string& app_path, app_format format,
                        const std::string& decisions_path, const std::string& drift_path);
   void write(const decode_output& out, std::size_t first_frame);
+  void commit();
 
  private:
-  std::ofstream app_, decisions_, drift_;
+  output_file app_, decisions_, drift_;
   app_format format_;
 };
 

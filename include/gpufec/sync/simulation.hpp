@@ -17,9 +17,19 @@
 
 namespace gpufec::sync {
 
+// Where a code came from, for the reports (it changes every result): random codebooks and marker
+// from a seed, or a codebook file (its path and content fingerprint).
+struct code_source {
+  std::string codebook = "random";  // "random", or the codebook file's path
+  std::uint64_t seed = 1;           // of random codebooks and a random marker
+  std::uint64_t fingerprint = 0;    // FNV-1a 64 of the codebook file (code_file::fingerprint)
+  std::string marker = "none";      // "none", "random" (from the seed) or "file"
+};
+
 struct sim_setup {
   explicit sim_setup(tvb_code c) : code(std::move(c)) {}
   tvb_code code;
+  code_source source;
   std::optional<double> Pi, Pd;  // fixed; unset: the sweep value p
   double Ps = 0;
   decoder_options options;
@@ -53,7 +63,8 @@ class sim_family final : public sim::family {
   std::string name() const override { return "sync"; }
   std::string sweep_name() const override { return "p"; }
   std::string backend() const override;
-  std::vector<std::pair<std::string, std::string>> parameters() const override;
+  void validate_point(double p) const override { (void)channel_at(setup_, p); }
+  sim::fields parameters() const override;
   std::unique_ptr<sim::chain> make_chain(double point, std::uint64_t seed) const override;
 
  private:
@@ -79,7 +90,7 @@ GPUFEC_HD_INLINE sim::frame_outcome score_frame(const std::uint32_t* decided,
 }
 // What both chains report: the frame shape, and the plan's state-space facts per point.
 sim::frame_shape chain_shape(const tvb_code& code);
-std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan& plan);
+sim::fields plan_details(const decoder_plan& plan);
 }  // namespace detail
 
 }  // namespace gpufec::sync

@@ -65,8 +65,24 @@ class tvb_code {
 };
 
 // Codebook files (docs/formats.md): text, '#' comments, a header `q Q` and `n N`, then one or
-// more `codebook` sections of exactly q lines of n symbols each ('0'/'1', spaces ignored).
+// more `codebook` sections of exactly q lines of n symbols each ('0'/'1', spaces ignored), then
+// optionally a `marker` section (its '0'/'1' symbols on any number of lines, a multiple of n).
 // Throws format_error naming the file, the line and the problem for anything malformed.
+struct code_file {
+  std::vector<codebook> codebooks;
+  std::vector<std::uint8_t> marker;  // empty: no marker section
+  std::uint64_t fingerprint = 0;     // FNV-1a 64 of the file's bytes (for reports)
+  // Positions the file fixes: marker symbols / n, else the codebooks when more than one (one per
+  // position), else 0 (any N).
+  int positions() const {
+    if (!marker.empty()) return static_cast<int>(marker.size() / codebooks.front().n);
+    return codebooks.size() > 1 ? static_cast<int>(codebooks.size()) : 0;
+  }
+};
+code_file read_code_file(const std::string& path);
+code_file parse_code_file(const std::string& text, const std::string& source_name);
+void write_code_file(const std::string& path, const std::vector<codebook>& codebooks,
+                     const std::vector<std::uint8_t>& marker);
 std::vector<codebook> read_codebook_file(const std::string& path);
 std::vector<codebook> parse_codebooks(const std::string& text, const std::string& source_name);
 void write_codebook_file(const std::string& path, const std::vector<codebook>& codebooks);

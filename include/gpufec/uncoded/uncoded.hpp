@@ -33,7 +33,7 @@ class family final : public sim::family {
   std::string name() const override { return "uncoded"; }
   std::string sweep_name() const override { return "Eb/N0"; }
   std::string backend() const override { return to_string(backend_); }
-  std::vector<std::pair<std::string, std::string>> parameters() const override;
+  sim::fields parameters() const override;
   std::unique_ptr<sim::chain> make_chain(double ebn0_db, std::uint64_t seed) const override;
 
  private:

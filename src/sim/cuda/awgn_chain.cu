@@ -65,13 +65,14 @@ __global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
   }
 }
 
-class cuda_awgn_chain final : public chain {
+class cuda_awgn_chain final : public detail::stepped_chain {
  public:
+  // About 2^24 transmitted bits per decoder call: enough to fill any current GPU.
   cuda_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
-      : code_(code),
+      : stepped_chain(detail::frames_for(code, std::size_t{1} << 24)),
+        code_(code),
         seed_(seed),
         sigma_(channel::sigma_from_ebn0(ebn0_db, code.rate())),
-        // About 2^24 transmitted bits per call: enough to fill any current GPU.
         decoder_(code.decoder(backend::cuda, detail::frames_for(code, std::size_t{1} << 24))),
         limits_(cuda::current_device_limits()),
         source_shape_(cuda::suggested_shape(source_kernel)),
@@ -86,24 +87,15 @@ class cuda_awgn_chain final : public chain {
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
   std::size_t preferred_batch() const override { return decoder_->max_batch(); }
-  std::vector<std::pair<std::string, std::string>> details() const override {
+  fields details() const override {
     auto d = detail::chain_details(code_, sigma_, *decoder_);
-    d.emplace_back("source_block", cat(source_shape_.threads));
-    d.emplace_back("channel_block", cat(channel_shape_.threads));
+    d.emplace_back("source_block", source_shape_.threads);
+    d.emplace_back("channel_block", channel_shape_.threads);
     return d;
   }
 
-  double run(std::uint64_t first_frame, std::vector<frame_outcome>& outcomes) override {
-    double seconds = 0;
-    for (std::size_t begin = 0; begin < outcomes.size(); begin += decoder_->max_batch()) {
-      const std::size_t n = std::min(decoder_->max_batch(), outcomes.size() - begin);
-      seconds += run_batch(first_frame + begin, n, outcomes.data() + begin);
-    }
-    return seconds;
-  }
-
  private:
-  double run_batch(std::uint64_t first, std::size_t n, frame_outcome* outcomes) {
+  double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) override {
     const std::size_t K = code_.info_bits, N = code_.coded_bits;
     const int sms = limits_.sm_count;
     info_.resize(std::max(info_.size(), n * K));
@@ -118,40 +110,12 @@ class cuda_awgn_chain final : public chain {
       encode(n);
       coded = coded_.get();
     }
-    const double scale = channel::int8_llr_scale(sigma_);
-    const int channel_blocks = channel_shape_.grid_stride_blocks(sms, n * N);
-    const auto out = batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device);
-    switch (code_.llr) {
-      case llr_kind::f32:
-        llr_.resize(std::max(llr_.size(), n * N));
-        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
-            seed_, first, N, n * N, sigma_, scale, coded, llr_.get());
-        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
-        start_.record(stream_);
-        decoder_->decode(batch_view<float>::uniform(llr_.get(), n, N, memory_space::device), out,
-                         stream_);
-        break;
-      case llr_kind::i8:
-        llr_i8_.resize(std::max(llr_i8_.size(), n * N));
-        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
-            seed_, first, N, n * N, sigma_, scale, coded, llr_i8_.get());
-        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
-        start_.record(stream_);
-        decoder_->decode(
-            batch_view<std::int8_t>::uniform(llr_i8_.get(), n, N, memory_space::device), out,
-            stream_);
-        break;
-      case llr_kind::hard:
-        hard_.resize(std::max(hard_.size(), n * N));
-        channel_kernel<<<channel_blocks, channel_shape_.threads, 0, stream_>>>(
-            seed_, first, N, n * N, sigma_, scale, coded, hard_.get());
-        GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
-        start_.record(stream_);
-        decoder_->decode_hard(
-            batch_view<std::uint8_t>::uniform(hard_.get(), n, N, memory_space::device), out,
-            stream_);
-        break;
-    }
+    llr_.resize(std::max(llr_.size(), n * N * detail::llr_bytes(code_.llr)));
+    launch_channel(first, n, coded);
+    start_.record(stream_);
+    detail::decode_as(*decoder_, code_.llr, llr_.get(), n, N,
+                      batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device),
+                      stream_);
     stop_.record(stream_);
     count_kernel<<<count_shape_.grid_stride_blocks(sms, n * count_shape_.threads),
                    count_shape_.threads, 0, stream_>>>(n, K, decoded_.get(), info_.get(),
@@ -163,6 +127,25 @@ class cuda_awgn_chain final : public chain {
     stream_.synchronize();
     for (std::size_t f = 0; f < n; ++f) outcomes[f] = {host_errors_[f], host_errors_[f], false};
     return cuda::seconds_between(start_, stop_);
+  }
+
+  // The decoder's input of the chain's kind, for n frames from `first`.
+  void launch_channel(std::uint64_t first, std::size_t n, const std::uint8_t* coded) {
+    const std::size_t N = code_.coded_bits;
+    const double scale = channel::int8_llr_scale(sigma_);
+    const int blocks = channel_shape_.grid_stride_blocks(limits_.sm_count, n * N);
+    const int threads = channel_shape_.threads;
+    void* out = llr_.get();
+    if (code_.llr == llr_kind::f32)
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+                                                      static_cast<float*>(out));
+    else if (code_.llr == llr_kind::i8)
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+                                                      static_cast<std::int8_t*>(out));
+    else
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+                                                      static_cast<std::uint8_t*>(out));
+    GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
   }
 
   // The family's device encoder, or its host encoder with the bits copied both ways.
@@ -193,9 +176,8 @@ class cuda_awgn_chain final : public chain {
   cuda::launch_shape source_shape_, channel_shape_, count_shape_;
   cuda::stream stream_;
   cuda::event start_, stop_;
-  cuda::device_buffer<std::uint8_t> info_, coded_, decoded_, hard_;
-  cuda::device_buffer<float> llr_;
-  cuda::device_buffer<std::int8_t> llr_i8_;
+  cuda::device_buffer<std::uint8_t> info_, coded_, decoded_;
+  cuda::device_buffer<unsigned char> llr_;  // the decoder's input, of code_.llr's kind
   cuda::device_buffer<std::uint32_t> errors_;
   std::vector<std::uint8_t> host_info_, host_coded_;
   std::vector<std::uint32_t> host_errors_;

@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 #include "sync/cpu/lattice.hpp"
@@ -35,21 +36,35 @@ class cpu_engine final : public decoder_engine {
     return bytes;
   }
 
-  void decode(batch_view<std::uint8_t> received, const double* priors,
-              decode_output& out) override {
+  void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out,
+              const stop_token& stop) override {
     const std::size_t threads = static_cast<std::size_t>(omp_get_max_threads());
     if (workspaces_.size() < threads) workspaces_.resize(threads);
     const auto frames = static_cast<std::int64_t>(received.frames());
     const std::size_t prior_stride = static_cast<std::size_t>(g_.N) * g_.q;
+    stop_ = stop.possible() ? &stop : nullptr;
+    stopped_ = false;
 #pragma omp parallel for schedule(dynamic, 1)
     for (std::int64_t f = 0; f < frames; ++f) {
-      if (!out.decoded[f]) continue;
+      if (!out.decoded[f] || stopped_.load(std::memory_order_relaxed)) continue;
       workspace& w = workspaces_[omp_get_thread_num()];
       decode_frame(received.frame(f), priors ? priors + f * prior_stride : nullptr, out, f, w);
     }
+    stop_ = nullptr;
+    if (stopped_) throw stopped();
   }
 
  private:
+  // Checked once per index of a frame (a frame of N = 10^5 runs for minutes): a stop request ends
+  // every thread's frame and the call (decode throws stopped).
+  bool stopping() const {
+    if (stopped_.load(std::memory_order_relaxed)) return true;
+    if (stop_ && stop_->requested()) stopped_ = true;
+    return stopped_.load(std::memory_order_relaxed);
+  }
+  const stop_token* stop_ = nullptr;
+  mutable std::atomic<bool> stopped_{false};
+
   struct workspace {
     std::vector<real> gamma;    // R values, [i][m'][m - m'][D] (global) or one i (local)
     std::vector<double> gsum;   // sum_D Pr{D} R, [i][m'][m - m'] (global) or one i (local)
@@ -141,6 +156,7 @@ class cpu_engine final : public decoder_engine {
     std::fill(w.alpha.begin(), w.alpha.end(), 0.0);
     w.alpha[-m_tau_min] = 1.0;
     for (int i = 0; i < N; ++i) {
+      if (stopping()) return;
       set_prior(priors, i, w);
       compute_gamma(i, y, w.prior.data(), gamma_at(i), gsum_at(i), w);
       const double* gs = gsum_at(i);
@@ -168,6 +184,7 @@ class cpu_engine final : public decoder_engine {
     }
     if (!normalize(bN, M)) return fail("no frame end within the drift limits");
     for (int i = N - 1; i >= 0; --i) {
+      if (stopping()) return;
       set_prior(priors, i, w);
       if (!global()) compute_gamma(i, y, w.prior.data(), gamma_at(i), gsum_at(i), w);
       const real* gm = gamma_at(i);

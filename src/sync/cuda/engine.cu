@@ -97,7 +97,7 @@ cuda_engine::result_counts cuda_engine::results_per_frame() const {
 }
 
 void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors,
-                         decode_output& out) {
+                         decode_output& out, const stop_token& stop) {
   timings_ = {};
   const std::size_t frames = received.frames();
   const std::size_t per_prior = static_cast<std::size_t>(g_.N) * g_.q;
@@ -113,6 +113,7 @@ void cuda_engine::decode(batch_view<std::uint8_t> received, const double* priors
   const std::size_t step = steps ? (frames + steps - 1) / steps : widest;
   const std::size_t capacity = plan_.capacity;
   for (std::size_t first = 0; first < frames; first += step) {
+    if (stop.requested()) throw stopped();  // between chunks: a chunk is at most ~a second
     const int count = static_cast<int>(std::min(step, frames - first));
     // Stage the chunk in page-locked memory, each frame at a fixed stride, truncated to the part
     // any lattice can read; one copy moves it.

@@ -38,7 +38,8 @@ class cuda_engine final : public detail::decoder_engine {
   cuda_engine(const tvb_code& code, const detail::geometry& g, const cuda_plan& plan);
   ~cuda_engine() override;
 
-  void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out) override;
+  void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out,
+              const stop_token& stop) override;
   void decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
                      cudaStream_t stream, const double* priors) override;
   std::size_t allocated_bytes() const override;

@@ -1,12 +1,12 @@
 // Codebook files (docs/formats.md, "Codebook files").
 #include <cctype>
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 #include "gpufec/sync/tvb_code.hpp"
 
 namespace gpufec::sync {
@@ -33,9 +33,19 @@ long parse_int(const std::string& s, long lo, long hi) {
   return v >= lo && v <= hi ? v : -1;
 }
 
+// FNV-1a, 64 bits: a content fingerprint for reports, not a cryptographic hash.
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 }  // namespace
 
-std::vector<codebook> parse_codebooks(const std::string& text, const std::string& source_name) {
+code_file parse_code_file(const std::string& text, const std::string& source_name) {
   std::istringstream in(text);
   std::string raw;
   long lineno = 0;
@@ -55,6 +65,8 @@ std::vector<codebook> parse_codebooks(const std::string& text, const std::string
            " codewords, expected q = ", q);
   };
   bool any_content = false;
+  std::vector<std::uint8_t> marker;
+  long marker_line = 0;  // where the marker section starts (0: none yet)
   while (std::getline(in, raw)) {
     ++lineno;
     if (!raw.empty() && raw.back() == '\r') raw.pop_back();
@@ -82,13 +94,32 @@ std::vector<codebook> parse_codebooks(const std::string& text, const std::string
       fail(lineno, "missing header: expected 'q <value>' and 'n <value>' before '", key, "'");
     if (n < 31 && q > (1L << n))
       fail(lineno, "invalid header: q = ", q, " exceeds 2^n = ", 1L << n, " (n = ", n, ")");
+    if (key == "marker") {
+      if (words.size() != 1) fail(lineno, "trailing garbage after 'marker': '", words[1], "'");
+      if (marker_line)
+        fail(lineno, "a second 'marker' section (the first at line ", marker_line, ")");
+      if (books.empty()) fail(lineno, "'marker' before the first 'codebook' section");
+      close_section(lineno);
+      marker_line = lineno;
+      continue;
+    }
     if (key == "codebook") {
+      if (marker_line) fail(lineno, "'codebook' after the marker section (line ", marker_line, ")");
       if (words.size() != 1) fail(lineno, "trailing garbage after 'codebook': '", words[1], "'");
       close_section(lineno);
       books.push_back(codebook{q, n, {}});
       books.back().symbols.reserve(static_cast<std::size_t>(q) * static_cast<std::size_t>(n));
       section_line.push_back(lineno);
       seen.clear();
+      continue;
+    }
+    if (marker_line) {  // marker symbols: '0'/'1', any number per line, spaces ignored
+      for (char c : strip_comment(raw)) {
+        if (c == ' ' || c == '\t') continue;
+        if (c != '0' && c != '1')
+          fail(lineno, "bad symbol '", c, "' in the marker (expected 0 or 1)");
+        marker.push_back(static_cast<std::uint8_t>(c - '0'));
+      }
       continue;
     }
     // A codeword: '0'/'1' symbols, spaces ignored.
@@ -116,20 +147,40 @@ std::vector<codebook> parse_codebooks(const std::string& text, const std::string
   if (!any_content) fail(lineno, "empty codebook file (no header, no codebook)");
   if (q < 0 || n < 0) fail(lineno, "missing header: expected 'q <value>' and 'n <value>'");
   if (books.empty()) fail(lineno, "no 'codebook' section");
-  close_section(lineno);
-  return books;
+  if (marker_line) {
+    if (marker.empty()) fail(lineno, "empty marker section (from line ", marker_line, ")");
+    if (marker.size() % static_cast<std::size_t>(n) != 0)
+      fail(lineno, "the marker has ", marker.size(), " symbols, not a multiple of n = ", n);
+  } else {
+    close_section(lineno);
+  }
+  return {std::move(books), std::move(marker), fnv1a64(text)};
+}
+
+std::vector<codebook> parse_codebooks(const std::string& text, const std::string& source_name) {
+  return parse_code_file(text, source_name).codebooks;
+}
+
+code_file read_code_file(const std::string& path) {
+  std::string bytes;
+  try {
+    bytes = read_input(path);
+  } catch (const format_error& e) {
+    throw format_error(cat(path, ": cannot open codebook file (", e.what(), ")"));
+  }
+  return parse_code_file(std::string(as_text(bytes, path)), path);
 }
 
 std::vector<codebook> read_codebook_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw format_error(cat(path, ": cannot open codebook file"));
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) throw format_error(cat(path, ": read error"));
-  return parse_codebooks(os.str(), path);
+  return read_code_file(path).codebooks;
 }
 
 void write_codebook_file(const std::string& path, const std::vector<codebook>& codebooks) {
+  write_code_file(path, codebooks, {});
+}
+
+void write_code_file(const std::string& path, const std::vector<codebook>& codebooks,
+                     const std::vector<std::uint8_t>& marker) {
   require(!codebooks.empty(), "write_codebook_file: no codebook to write");
   const int q = codebooks[0].q, n = codebooks[0].n;
   require(q >= 2 && n >= 1 && n <= 32, "write_codebook_file: q = ", q, ", n = ", n, " are invalid");
@@ -156,11 +207,18 @@ void write_codebook_file(const std::string& path, const std::vector<codebook>& c
       os << "\n";
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  require<error>(static_cast<bool>(out), path, ": cannot open for writing");
-  out << os.str();
-  out.flush();
-  require<error>(static_cast<bool>(out), path, ": write error");
+  if (!marker.empty()) {
+    require(marker.size() % static_cast<std::size_t>(n) == 0, "write_code_file: a marker of ",
+            marker.size(), " symbols is not a multiple of n = ", n);
+    os << "marker  # " << marker.size() << " symbols, " << marker.size() / n << " codewords\n";
+    for (std::size_t k = 0; k < marker.size(); ++k) {
+      require(marker[k] <= 1, "write_code_file: marker symbol ", k, " is ", int{marker[k]});
+      os << static_cast<char>('0' + marker[k]);
+      if ((k + 1) % static_cast<std::size_t>(n) == 0) os << (k + 1 == marker.size() ? "\n" : " ");
+      if ((k + 1) % (8 * static_cast<std::size_t>(n)) == 0 && k + 1 < marker.size()) os << "\n";
+    }
+  }
+  write_file(path, os.str());
 }
 
 }  // namespace gpufec::sync

@@ -6,21 +6,16 @@
 #include <sstream>
 
 #include "gpufec/common/bits.hpp"
+#include "gpufec/common/files.hpp"
 
 namespace gpufec::sync {
 namespace {
 
 constexpr char magic[8] = {'G', 'P', 'F', 'S', 'Y', 'N', 'C', '1'};
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  require<format_error>(in.good(), "cannot open received file '", path, "'");
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-batch<std::uint8_t> parse_text(const std::string& text, const std::string& path) {
+batch<std::uint8_t> parse_text(std::string_view text, const std::string& path) {
   batch<std::uint8_t> frames;
-  std::istringstream lines(text);
+  std::istringstream lines{std::string(text)};
   std::string line;
   std::vector<std::uint8_t> frame;
   for (std::size_t number = 1; std::getline(lines, line); ++number) {
@@ -69,7 +64,7 @@ received_format parse_received_format(std::string_view name) {
 }
 
 batch<std::uint8_t> read_received_file(const std::string& path, received_format format) {
-  const std::string bytes = slurp(path);
+  const std::string bytes = read_input(path);
   const bool has_magic =
       bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
   if (format == received_format::automatic)
@@ -78,29 +73,29 @@ batch<std::uint8_t> read_received_file(const std::string& path, received_format 
     require<format_error>(has_magic, path, ": not a packed received file (missing GPFSYNC1 magic)");
     return parse_packed(bytes, path);
   }
-  return parse_text(bytes, path);
+  return parse_text(as_text(bytes, path, "a packed file starts with GPFSYNC1"), path);
 }
 
 void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
                          received_format format) {
-  std::ofstream out(path, std::ios::binary);
-  require<error>(out.good(), "cannot open '", path, "' for writing");
+  output_file out(path);
+  std::string bytes;
   if (format == received_format::packed) {
-    out.write(magic, sizeof magic);
+    bytes.assign(magic, sizeof magic);
     for (std::size_t f = 0; f < frames.frames(); ++f) {
       const std::uint64_t count = frames.length(f);
-      for (int b = 0; b < 8; ++b) out.put(static_cast<char>((count >> (8 * b)) & 0xff));
+      for (int b = 0; b < 8; ++b) bytes += static_cast<char>((count >> (8 * b)) & 0xff);
       const auto packed = pack_bits(frames.frame(f));
-      out.write(reinterpret_cast<const char*>(packed.data()),
-                static_cast<std::streamsize>(packed.size()));
+      bytes.append(reinterpret_cast<const char*>(packed.data()), packed.size());
     }
   } else {
     for (std::size_t f = 0; f < frames.frames(); ++f) {
-      for (std::uint8_t v : frames.frame(f)) out.put(static_cast<char>('0' + v));
-      out.put('\n');
+      for (std::uint8_t v : frames.frame(f)) bytes += static_cast<char>('0' + v);
+      bytes += '\n';
     }
   }
-  require<error>(out.good(), "error writing '", path, "'");
+  out.write(bytes);
+  out.commit();
 }
 
 app_format parse_app_format(std::string_view name) {
@@ -111,66 +106,67 @@ decoder_output_files::decoder_output_files(const std::string& app_path, app_form
                                            const std::string& decisions_path,
                                            const std::string& drift_path)
     : format_(format) {
-  auto open = [](std::ofstream& s, const std::string& path, bool binary) {
-    if (path.empty()) return;
-    s.open(path, binary ? std::ios::binary : std::ios::out);
-    require<error>(s.good(), "cannot open '", path, "' for writing");
-  };
-  open(app_, app_path, format == app_format::f64);
-  open(decisions_, decisions_path, false);
-  open(drift_, drift_path, false);
-  if (app_.is_open() && format == app_format::csv) app_ << "frame,i,D,app\n";
-  if (drift_.is_open()) drift_ << "frame,boundary,drift,probability\n";
+  if (!app_path.empty()) app_ = output_file(app_path);
+  if (!decisions_path.empty()) decisions_ = output_file(decisions_path);
+  if (!drift_path.empty()) drift_ = output_file(drift_path);
+  if (app_ && format == app_format::csv) app_ << "frame,i,D,app\n";
+  if (drift_) drift_ << "frame,boundary,drift,probability\n";
+}
+
+void decoder_output_files::commit() {
+  for (output_file* f : {&app_, &decisions_, &drift_})
+    if (*f) f->commit();
 }
 
 void decoder_output_files::write(const decode_output& out, std::size_t first) {
   char buf[40];
+  std::string app_text, decisions_text, drift_text;
   for (std::size_t f = 0; f < out.frames; ++f) {
     const std::size_t frame = first + f;
-    if (app_.is_open()) {
+    if (app_) {
       const double* a = out.frame_app(f);
       if (format_ == app_format::f64) {
-        app_.write(reinterpret_cast<const char*>(a),
-                   static_cast<std::streamsize>(sizeof(double) * out.N * out.q));
+        app_text.append(reinterpret_cast<const char*>(a), sizeof(double) * out.N * out.q);
       } else if (format_ == app_format::csv) {
         for (int i = 0; i < out.N; ++i)
           for (int D = 0; D < out.q; ++D) {
             std::snprintf(buf, sizeof buf, "%.17g", a[i * out.q + D]);
-            app_ << frame << ',' << i << ',' << D << ',' << buf << '\n';
+            app_text += cat(frame, ',', i, ',', D, ',', buf, '\n');
           }
       } else {
-        app_ << "# frame " << frame << (out.decoded[f] ? "" : " undecodable") << '\n';
+        app_text += cat("# frame ", frame, out.decoded[f] ? "" : " undecodable", '\n');
         for (int i = 0; i < out.N; ++i) {
           for (int D = 0; D < out.q; ++D) {
             std::snprintf(buf, sizeof buf, "%.17g", a[i * out.q + D]);
-            app_ << (D ? " " : "") << buf;
+            app_text += cat(D ? " " : "", buf);
           }
-          app_ << '\n';
+          app_text += '\n';
         }
       }
     }
-    if (decisions_.is_open()) {
+    if (decisions_) {
       if (!out.decoded[f]) {
-        decisions_ << "# undecodable: " << out.messages[f] << '\n';
+        decisions_text += cat("# undecodable: ", out.messages[f], '\n');
       } else {
-        for (int i = 0; i < out.N; ++i) decisions_ << (i ? " " : "") << out.frame_decisions(f)[i];
-        decisions_ << '\n';
+        for (int i = 0; i < out.N; ++i)
+          decisions_text += cat(i ? " " : "", out.frame_decisions(f)[i]);
+        decisions_text += '\n';
       }
     }
-    if (drift_.is_open() && out.decoded[f]) {
+    if (drift_ && out.decoded[f]) {
       const double* l = out.frame_drift(f);
       for (int i = 0; i <= out.N; ++i)
         for (int m = 0; m < out.M_tau; ++m) {
           const double v = l[static_cast<std::size_t>(i) * out.M_tau + m];
           if (v <= 0) continue;
           std::snprintf(buf, sizeof buf, "%.17g", v);
-          drift_ << frame << ',' << i << ',' << out.m_tau_min + m << ',' << buf << '\n';
+          drift_text += cat(frame, ',', i, ',', out.m_tau_min + m, ',', buf, '\n');
         }
     }
   }
-  require<error>(!app_.is_open() || app_.good(), "error writing the APP file");
-  require<error>(!decisions_.is_open() || decisions_.good(), "error writing the decisions file");
-  require<error>(!drift_.is_open() || drift_.good(), "error writing the drift file");
+  if (app_) app_.write(app_text);
+  if (decisions_) decisions_.write(decisions_text);
+  if (drift_) drift_.write(drift_text);
 }
 
 }  // namespace gpufec::sync

@@ -65,6 +65,7 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
     summary_.memory_bytes =
         detail::bytes_per_frame(g, summary_.storage, options_.lattice_real, backend::cpu) *
         concurrent;
+    summary_.chunk = concurrent;
     engine_ = detail::make_cpu_engine(code_, g, summary_.storage, options_.lattice_real);
     return;
   }
@@ -94,6 +95,7 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
     }
   }
   summary_.storage = plan.storage;
+  summary_.chunk = plan.chunk;
   summary_.memory_bytes = engine_->allocated_bytes();
   summary_.kernel_shapes = plan.describe(summary_.memory_bytes);
 }
@@ -183,7 +185,7 @@ std::string decoder_plan::check_received_length(std::size_t rho) const {
 }
 
 void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
-                          const double* priors) {
+                          const double* priors, const stop_token& stop) {
   const std::size_t frames = received.frames();
   require(frames <= summary_.max_batch, "batch of ", frames,
           " frames exceeds the plan's max_batch ", summary_.max_batch);
@@ -227,7 +229,7 @@ void decoder_plan::decode(batch_view<std::uint8_t> received, decode_output& out,
       out.messages[f] = std::move(why);
     }
   }
-  engine_->decode(received, priors, out);
+  engine_->decode(received, priors, out, stop);
   auto zero = [](auto& v, std::size_t f, std::size_t per_frame) {
     if (!v.empty()) std::fill_n(v.begin() + f * per_frame, per_frame, 0);
   };

@@ -15,8 +15,9 @@ class decoder_engine {
   virtual ~decoder_engine() = default;
   // `out` is sized and frames already found undecodable have out.decoded[f] == 0: skip them. The
   // engine may mark more (zero probability under the model), with a message.
-  virtual void decode(batch_view<std::uint8_t> received, const double* priors,
-                      decode_output& out) = 0;
+  // `stop`, when requested, ends the call early by throwing gpufec::stopped.
+  virtual void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out,
+                      const stop_token& stop) = 0;
   // The device path (decoder_plan::decode_device); a CPU engine has none.
   virtual void decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
                              cuda_stream stream, const double* priors);

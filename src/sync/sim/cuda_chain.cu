@@ -48,7 +48,7 @@ __global__ void score_kernel(int count, int N, int q, int bps, const std::uint32
 
 class cuda_chain final : public sim::chain {
  public:
-  static constexpr std::size_t max_frames = 4096;  // frames per call of the plan
+  static constexpr std::size_t max_frames = 4096;  // frames the plan is made for
 
   cuda_chain(const sim_setup& s, const bsid_params& ch, std::uint64_t seed)
       : setup_(s),
@@ -56,6 +56,7 @@ class cuda_chain final : public sim::chain {
         seed_(seed),
         plan_(s.code, ch, s.options, backend::cuda, max_frames),
         stride_(static_cast<std::size_t>(s.code.tau() + plan_.summary().frame.hi + 1)),
+        step_(std::min(max_frames, plan_.summary().chunk)),
         stream_(0),
         start_(true),
         stop_(true) {
@@ -70,27 +71,31 @@ class cuda_chain final : public sim::chain {
     codewords_.resize(masks.size());
     codewords_.upload(masks.data(), masks.size());
     const std::size_t N = code.N();
-    messages_.resize(max_frames * N);
-    decisions_.resize(max_frames * N);
-    x_.resize(max_frames * static_cast<std::size_t>(code.tau()));
-    y_.resize(max_frames * stride_);
-    lengths_.resize(max_frames);
-    status_.resize(max_frames);
-    outcomes_.resize(max_frames);
+    messages_.resize(step_ * N);
+    decisions_.resize(step_ * N);
+    x_.resize(step_ * static_cast<std::size_t>(code.tau()));
+    y_.resize(step_ * stride_);
+    lengths_.resize(step_);
+    status_.resize(step_);
+    outcomes_.resize(step_);
   }
 
   sim::frame_shape shape() const override { return detail::chain_shape(setup_.code); }
-  std::size_t preferred_batch() const override { return max_frames; }
-  std::vector<std::pair<std::string, std::string>> details() const override {
-    return detail::plan_details(plan_);
-  }
+  // A chunk of the plan per call: a stop request is seen between chunks.
+  std::size_t preferred_batch() const override { return step_; }
+  sim::fields details() const override { return detail::plan_details(plan_); }
 
-  double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes) override {
+  double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes,
+             const stop_token& stop) override {
     const tvb_code& code = setup_.code;
     const int N = code.N();
     double seconds = 0;
-    for (std::size_t begin = 0; begin < outcomes.size(); begin += max_frames) {
-      const int count = static_cast<int>(std::min(max_frames, outcomes.size() - begin));
+    for (std::size_t begin = 0; begin < outcomes.size(); begin += step_) {
+      if (begin > 0 && stop.requested()) {  // between the plan's chunks
+        outcomes.resize(begin);
+        break;
+      }
+      const int count = static_cast<int>(std::min(step_, outcomes.size() - begin));
       const int threads = 128, blocks = (count + threads - 1) / threads;
       channel_kernel<<<blocks, threads, 0, stream_>>>(
           seed_, first + begin, count, code.q(), N, code.n(), code.tau(), codewords_.get(),
@@ -120,6 +125,7 @@ class cuda_chain final : public sim::chain {
   std::uint64_t seed_;
   decoder_plan plan_;
   std::size_t stride_;  // received symbols kept per frame: tau + m_tau^+ + 1, as the CPU chain
+  std::size_t step_;    // frames per decode_device call: one chunk of the plan
   cuda::stream stream_;
   cuda::event start_, stop_;
   cuda::device_buffer<std::uint32_t> codewords_, messages_, decisions_;

@@ -4,6 +4,8 @@
 
 #include <bit>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 
 #include "common/backend_registry.hpp"
 #include "sync/sim/cuda_chain.hpp"
@@ -23,22 +25,27 @@ int bits_per_symbol(int q) {
 
 namespace detail {
 
+// Information bits: N log2 q, whole bits when q is a power of two (then BER is defined), else
+// rounded down and used for throughput only (no BER: a symbol carries no whole bits).
 sim::frame_shape chain_shape(const tvb_code& code) {
   const int bps = bits_per_symbol(code.q());
   const auto N = static_cast<std::uint64_t>(code.N());
-  return {bps ? N * bps : N, N, bps, true};
+  const auto bits = bps ? N * bps
+                        : static_cast<std::uint64_t>(std::floor(
+                              static_cast<double>(N) * std::log2(static_cast<double>(code.q()))));
+  return {bits, N, bps, true};
 }
 
-std::vector<std::pair<std::string, std::string>> plan_details(const decoder_plan& plan) {
+sim::fields plan_details(const decoder_plan& plan) {
   const auto& s = plan.summary();
-  return {{"M_tau", std::to_string(s.frame.size())},
-          {"M_n", std::to_string(s.codeword.size())},
-          {"m_tau", cat("[", s.frame.lo, ",", s.frame.hi, "]")},
-          {"m_n", cat("[", s.codeword.lo, ",", s.codeword.hi, "]")},
+  return {{"M_tau", s.frame.size()},
+          {"M_n", s.codeword.size()},
+          {"m_tau", nlohmann::json::array({s.frame.lo, s.frame.hi})},
+          {"m_n", nlohmann::json::array({s.codeword.lo, s.codeword.hi})},
           {"storage", to_string(s.storage)},
-          {"gamma_MiB_per_frame", cat(static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20))},
-          {"plan_MiB", cat(static_cast<double>(s.memory_bytes) / (1 << 20))},
-          {"plan_max_batch", std::to_string(s.max_batch)}};
+          {"gamma_MiB_per_frame", static_cast<double>(s.gamma_bytes_per_frame) / (1 << 20)},
+          {"plan_MiB", static_cast<double>(s.memory_bytes) / (1 << 20)},
+          {"plan_max_batch", s.max_batch}};
 }
 
 }  // namespace detail
@@ -56,15 +63,18 @@ class cpu_chain final : public sim::chain {
 
   sim::frame_shape shape() const override { return detail::chain_shape(setup_.code); }
   std::size_t preferred_batch() const override { return batch_limit(); }
-  std::vector<std::pair<std::string, std::string>> details() const override {
-    return detail::plan_details(plan_);
-  }
+  sim::fields details() const override { return detail::plan_details(plan_); }
 
-  double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes) override {
+  double run(std::uint64_t first, std::vector<sim::frame_outcome>& outcomes,
+             const stop_token& stop) override {
     const auto& code = setup_.code;
     const int N = code.N();
     const std::size_t count = outcomes.size();
     for (std::size_t begin = 0; begin < count; begin += batch_limit()) {
+      if (begin > 0 && stop.requested()) {
+        outcomes.resize(begin);
+        break;
+      }
       const std::size_t n = std::min(batch_limit(), count - begin);
       messages_.resize(n * N);
       received_.assign(n * capacity_, 0);
@@ -84,7 +94,12 @@ class cpu_chain final : public sim::chain {
         batch_.push_back(
             std::span<const std::uint8_t>(received_.data() + k * capacity_, lengths_[k]));
       const auto t0 = std::chrono::steady_clock::now();
-      plan_.decode(batch_.view(), out_);
+      try {
+        plan_.decode(batch_.view(), out_, nullptr, stop);  // a long frame checks `stop` inside
+      } catch (const stopped&) {
+        outcomes.resize(begin);
+        break;
+      }
       seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (std::size_t k = 0; k < n; ++k)
         outcomes[begin + k] =
@@ -123,23 +138,33 @@ std::string sim_family::backend() const {
   return to_string(resolve_backend(setup_.where));
 }
 
-std::vector<std::pair<std::string, std::string>> sim_family::parameters() const {
+sim::fields sim_family::parameters() const {
   const auto& c = setup_.code;
   const auto& o = setup_.options;
-  return {{"q", std::to_string(c.q())},
-          {"n", std::to_string(c.n())},
-          {"N", std::to_string(c.N())},
-          {"codebooks", std::to_string(c.codebook_count())},
-          {"marker", c.marker().empty() ? "none" : "yes"},
-          {"Pi", setup_.Pi ? cat(*setup_.Pi) : "p"},
-          {"Pd", setup_.Pd ? cat(*setup_.Pd) : "p"},
-          {"Ps", cat(setup_.Ps)},
-          {"Pr", cat(o.Pr)},
+  const code_source& src = setup_.source;
+  auto fixed = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json("p");
+  };
+  char fingerprint[17];
+  std::snprintf(fingerprint, sizeof fingerprint, "%016llx",
+                static_cast<unsigned long long>(src.fingerprint));
+  const bool seeded = src.codebook == "random" || src.marker == "random";
+  return {{"q", c.q()},
+          {"n", c.n()},
+          {"N", c.N()},
+          {"codebook", src.codebook},
+          {"codebook_fnv1a64", src.codebook == "random" ? nlohmann::json() : fingerprint},
+          {"codebooks", c.codebook_count()},
+          {"codebook_seed", seeded ? nlohmann::json(src.seed) : nlohmann::json()},
+          {"marker", src.marker},
+          {"Pi", fixed(setup_.Pi)},
+          {"Pd", fixed(setup_.Pd)},
+          {"Ps", setup_.Ps},
+          {"Pr", o.Pr},
           {"storage", to_string(o.storage)},
           {"lattice", to_string(o.lattice)},
           {"lattice_real", to_string(o.lattice_real)},
-          {"frame_end", o.end_known ? "known" : "unknown"},
-          {"backend", backend()}};
+          {"frame_end", o.end_known ? "known" : "unknown"}};
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double point, std::uint64_t seed) const {

@@ -31,8 +31,8 @@ class cuda_decoder final : public sim::binary_decoder {
                            stream>>>(total, llr.data, bits.data);
     GPUFEC_CUDA_CHECK_LAUNCH("hard_decision_kernel");
   }
-  std::vector<std::pair<std::string, std::string>> details() const override {
-    return {{"decoder", "hard decision (cuda)"}, {"decoder_block", cat(shape_.threads)}};
+  sim::fields details() const override {
+    return {{"decoder", "hard decision (cuda)"}, {"decoder_block", shape_.threads}};
   }
 
  private:
