@@ -1,0 +1,142 @@
+// Polar decoders behind one plan (describe -> plan -> execute, docs/polar.md): successive
+// cancellation (SC) and belief propagation (BP) on the m-stage factor graph, each with an exact
+// scalar reference (the oracle) and a fast path vectorized over codewords (Highway SIMD, one
+// codeword per lane) with OpenMP over groups of codewords.
+//
+// Inputs are channel LLRs, L = log P(x = 0 | y) / P(x = 1 | y) (positive means 0; BPSK/AWGN gives
+// 2y / sigma^2, channel/awgn.hpp), N per codeword, finite. Outputs per codeword: the K information
+// bits, or soft values (LLRs of the information bits or of the codeword), and for BP the number of
+// iterations it ran. A plan owns its scratch; `decode` allocates nothing and is not safe for
+// concurrent calls on one plan.
+//
+//   polar::polar_code code(1024, 512);                        // 5G construction
+//   polar::decoder_plan plan(code, {.decoder = polar::decoder_kind::bp,
+//                                   .update = polar::update_rule::min_sum, .early_stop = true},
+//                            backend::cpu, 4096);
+//   plan.decode(batch_view<float>::uniform(llr, frames, 1024),
+//               batch_span<std::uint8_t>::uniform(bits, frames, 512), iterations);
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "gpufec/common/backend.hpp"
+#include "gpufec/common/batch.hpp"
+#include "gpufec/common/enum_names.hpp"
+#include "gpufec/polar/polar_code.hpp"
+
+namespace gpufec::polar {
+
+enum class decoder_kind { sc, bp };
+// The check-node update f (docs/polar.md has the equations):
+// - lr_sum_product: the seed's likelihood-ratio updates (slide 16) as written, messages
+//   lambda = P(0)/P(1) kept in [2^-40, 2^40] (BP only);
+// - sum_product: f(a, b) = 2 atanh(tanh(a/2) tanh(b/2)), evaluated as
+//   sign(a) sign(b) [min(|a|, |b|) + log1p(e^-(|a|+|b|)) - log1p(e^-||a|-|b||)]; BP messages kept
+//   in [-40 ln 2, 40 ln 2], the same bound as the LR rule's, so the two compute the same function;
+// - min_sum: sign(a) sign(b) min(|a|, |b|);
+// - scaled_min_sum: scale * min_sum (offset-free), scale in (0, 1] (BP only).
+// SC takes sum_product (its exact f, the default) or min_sum.
+enum class update_rule { lr_sum_product, sum_product, min_sum, scaled_min_sum };
+// hard: decode() gives the K information bits. info_llrs: decode_soft() gives K LLRs of the
+// information bits (BP: posterior of u_A, or of x_A when systematic; SC: the LLR each information
+// bit was decided on). codeword_llrs: decode_soft() gives N posterior LLRs of x (BP only).
+enum class output_kind { hard, info_llrs, codeword_llrs };
+// reference: the scalar oracle, one codeword at a time. fast: SIMD over codewords. automatic:
+// fast unless its scratch would exceed 256 MiB per thread (N beyond ~2^18 for BP).
+enum class implementation { automatic, reference, fast };
+
+struct decoder_options {
+  decoder_kind decoder = decoder_kind::sc;
+  update_rule update = update_rule::sum_product;
+  float scale = 0.9375f;    // scaled_min_sum
+  int iterations = 10;      // BP: the most iterations (each one sweep right-to-left, one back)
+  bool early_stop = false;  // BP: stop a codeword once G-matrix check holds (docs/polar.md)
+  output_kind output = output_kind::hard;
+  implementation path = implementation::automatic;
+  int threads = 0;  // OpenMP threads for a batch; 0: omp_get_max_threads() at plan time
+};
+
+// What a plan chose; describe() prints it.
+struct plan_summary {
+  backend where = backend::cpu;
+  implementation path = implementation::reference;  // resolved, never automatic
+  std::string simd_target;                          // fast path: Highway's target, e.g. "AVX2"
+  std::size_t lanes = 1;                            // codewords per SIMD vector (fast path), else 1
+  int threads = 1;
+  std::size_t max_batch = 1;
+  std::size_t scratch_bytes = 0;  // everything the plan allocated
+  // SC fast path: the nodes of the decoding tree after merging rate-0 and rate-1 subtrees.
+  std::size_t sc_rate0_nodes = 0, sc_rate1_nodes = 0, sc_leaves = 0;
+};
+
+namespace detail {
+class polar_engine;
+}
+
+class decoder_plan {
+ public:
+  // Throws invalid_argument naming the option: an update rule the decoder does not have, a scale
+  // outside (0, 1], iterations outside [1, 10000], a soft output the decoder cannot give,
+  // max_batch 0, threads < 0, or backend::cuda (not built yet).
+  decoder_plan(const polar_code& code, const decoder_options& options = {},
+               backend where = backend::cpu, std::size_t max_batch = 1);
+  ~decoder_plan();
+  decoder_plan(decoder_plan&&) noexcept;
+  decoder_plan& operator=(decoder_plan&&) noexcept;
+
+  const polar_code& code() const { return code_; }
+  const decoder_options& options() const { return options_; }
+  const plan_summary& summary() const { return summary_; }
+  std::string describe() const;
+
+  // llr: uniform host batch, N per frame, at most max_batch frames. info_bits: K per frame.
+  // iterations (BP; optional): one entry per frame, the iterations run (the one after which the
+  // G-matrix check first held, or `iterations`). Throws invalid_argument for a wrong shape or
+  // output kind, and for a NaN or infinite LLR (naming frame and position) before decoding any.
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
+              std::span<std::uint32_t> iterations = {});
+  // Soft outputs (options.output info_llrs: K per frame; codeword_llrs: N per frame).
+  void decode_soft(batch_view<float> llr, batch_span<float> soft,
+                   std::span<std::uint32_t> iterations = {});
+
+ private:
+  void check_input(batch_view<float> llr, std::size_t out_frames, std::size_t out_stride,
+                   std::size_t iteration_entries) const;
+
+  polar_code code_;
+  decoder_options options_;
+  plan_summary summary_;
+  std::unique_ptr<detail::polar_engine> engine_;
+};
+
+}  // namespace gpufec::polar
+
+template <>
+struct gpufec::enum_names<gpufec::polar::decoder_kind> {
+  static constexpr std::array entries{enum_entry{polar::decoder_kind::sc, "sc"},
+                                      enum_entry{polar::decoder_kind::bp, "bp"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::update_rule> {
+  static constexpr std::array entries{enum_entry{polar::update_rule::lr_sum_product, "lr"},
+                                      enum_entry{polar::update_rule::sum_product, "sp"},
+                                      enum_entry{polar::update_rule::min_sum, "minsum"},
+                                      enum_entry{polar::update_rule::scaled_min_sum, "scaled"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::output_kind> {
+  static constexpr std::array entries{
+      enum_entry{polar::output_kind::hard, "hard"},
+      enum_entry{polar::output_kind::info_llrs, "info-llr"},
+      enum_entry{polar::output_kind::codeword_llrs, "codeword-llr"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::implementation> {
+  static constexpr std::array entries{enum_entry{polar::implementation::automatic, "auto"},
+                                      enum_entry{polar::implementation::reference, "reference"},
+                                      enum_entry{polar::implementation::fast, "fast"}};
+};
