@@ -42,26 +42,52 @@ class plan_engine {
 
 namespace {
 
-// Runs decode_frame(f, thread) for every frame on `threads` threads. An error in a frame is kept
-// (the lowest frame's) and rethrown after the loop, since exceptions cannot leave an OpenMP loop.
+// An error in frame `frame` of a batch.
+struct frame_error : invalid_argument {
+  frame_error(std::size_t f, const std::string& message) : invalid_argument(message), frame(f) {}
+  std::size_t frame;
+};
+
+// Runs decode(first, count, thread) over groups of `group` consecutive frames (the last may be
+// shorter) on `threads` threads. Exceptions cannot leave an OpenMP loop, so the error of the
+// lowest frame is kept and rethrown after it, naming the frame.
 template <class Fn>
-void for_each_frame(std::size_t frames, int threads, Fn&& decode_frame) {
+void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& decode) {
   std::size_t failed_frame = frames;
   std::string message;
-  const auto n = static_cast<std::ptrdiff_t>(frames);
+  const auto groups = static_cast<std::ptrdiff_t>((frames + group - 1) / group);
 #pragma omp parallel for num_threads(threads) schedule(static)
-  for (std::ptrdiff_t f = 0; f < n; ++f) {
+  for (std::ptrdiff_t g = 0; g < groups; ++g) {
+    const std::size_t first = static_cast<std::size_t>(g) * group;
     try {
-      decode_frame(static_cast<std::size_t>(f), omp_get_thread_num());
+      decode(first, std::min(group, frames - first), omp_get_thread_num());
     } catch (const std::exception& e) {
+      const auto* fe = dynamic_cast<const frame_error*>(&e);
+      const std::size_t f = fe ? fe->frame : first;
 #pragma omp critical(gpufec_conv_frame_error)
-      if (static_cast<std::size_t>(f) < failed_frame) {
-        failed_frame = static_cast<std::size_t>(f);
+      if (f < failed_frame) {
+        failed_frame = f;
         message = e.what();
       }
     }
   }
   if (failed_frame < frames) throw invalid_argument(cat("frame ", failed_frame, ": ", message));
+}
+
+template <class Fn>
+void for_each_frame(std::size_t frames, int threads, Fn&& decode_frame) {
+  for_each_group(frames, 1, threads,
+                 [&](std::size_t f, std::size_t, int thread) { decode_frame(f, thread); });
+}
+
+// Decodes `count` (1 or 2) frames from their int8 LLRs, two at once when the kernel can.
+void decode_fast(const fast_frame_decoder& fast, std::span<const std::int8_t> received0,
+                 std::span<const std::int8_t> received1, batch_span<std::uint8_t> bits,
+                 std::size_t first, std::size_t count, fast_scratch& scratch) {
+  if (count == 2)
+    fast.decode_two(received0, received1, bits.frame(first), bits.frame(first + 1), scratch);
+  else
+    fast.decode(received0, bits.frame(first), scratch);
 }
 
 }  // namespace
@@ -163,50 +189,69 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
 void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "LLRs");
   auto& e = *engine_;
-  if (e.fast) {
-    const double fixed_scale = options_.llr_scale;
-    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-      const auto frame = received.frame(f);
-      auto& scratch = e.scratch[static_cast<std::size_t>(t)];
-      const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
-      if (fixed_scale > 0) detail::require_finite(frame);
-      detail::quantize_llrs(frame.data(), frame.size(), static_cast<float>(scale),
-                            scratch.received.data());
-      e.fast->decode(scratch.received, bits.frame(f), scratch);
-    });
-  } else {
+  if (!e.fast) {
     detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
       e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
     });
+    return;
   }
+  const double fixed_scale = options_.llr_scale;
+  detail::for_each_group(
+      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
+        auto& scratch = e.scratch[static_cast<std::size_t>(t)];
+        for (std::size_t g = 0; g < count; ++g) {
+          const auto frame = received.frame(first + g);
+          try {
+            const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
+            if (fixed_scale > 0) detail::require_finite(frame);
+            detail::quantize_llrs(frame.data(), frame.size(), static_cast<float>(scale),
+                                  scratch.slot[g].received.data());
+          } catch (const std::exception& error) {
+            throw detail::frame_error(first + g, error.what());
+          }
+        }
+        detail::decode_fast(*e.fast, scratch.slot[0].received, scratch.slot[1].received, bits,
+                            first, count, scratch);
+      });
 }
 
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "LLRs");
   auto& e = *engine_;
-  detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-    const auto ti = static_cast<std::size_t>(t);
-    if (e.fast)
-      e.fast->decode(received.frame(f), bits.frame(f), e.scratch[ti]);
-    else
-      e.reference[ti].decode(received.frame(f), bits.frame(f));
-  });
+  if (!e.fast) {
+    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
+      e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
+    });
+    return;
+  }
+  detail::for_each_group(
+      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
+        detail::decode_fast(*e.fast, received.frame(first),
+                            count == 2 ? received.frame(first + 1) : received.frame(first), bits,
+                            first, count, e.scratch[static_cast<std::size_t>(t)]);
+      });
 }
 
 void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "hard bits");
   auto& e = *engine_;
-  detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-    const auto ti = static_cast<std::size_t>(t);
-    const auto frame = received.frame(f);
-    if (e.fast) {
-      auto& q = e.scratch[ti].received;
-      for (std::size_t i = 0; i < frame.size(); ++i) q[i] = frame[i] ? -1 : 1;
-      e.fast->decode(q, bits.frame(f), e.scratch[ti]);
-    } else {
-      e.reference[ti].decode_hard(frame, bits.frame(f));
-    }
-  });
+  if (!e.fast) {
+    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
+      e.reference[static_cast<std::size_t>(t)].decode_hard(received.frame(f), bits.frame(f));
+    });
+    return;
+  }
+  detail::for_each_group(
+      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
+        auto& scratch = e.scratch[static_cast<std::size_t>(t)];
+        for (std::size_t g = 0; g < count; ++g) {
+          const auto frame = received.frame(first + g);
+          auto& q = scratch.slot[g].received;
+          for (std::size_t i = 0; i < frame.size(); ++i) q[i] = frame[i] ? -1 : 1;
+        }
+        detail::decode_fast(*e.fast, scratch.slot[0].received, scratch.slot[1].received, bits,
+                            first, count, scratch);
+      });
 }
 
 }  // namespace gpufec::conv

@@ -26,7 +26,10 @@ fast_trellis::fast_trellis(const conv_code& code) : code_(code), shape_(acs_shap
   const int beta = code_.beta();
   require(half % static_cast<unsigned>(shape_.lanes) == 0, "conv fast decoder: ", shape_.lanes,
           " lanes do not divide ", half, " butterflies");
-  symmetric_ = code_.symmetric_butterflies() && beta <= 3;
+  const bool symmetric = code_.symmetric_butterflies();
+  layout_ = symmetric && beta == 2   ? branch_layout::pair
+            : symmetric && beta == 3 ? branch_layout::full
+                                     : branch_layout::half;
   row_bytes_ = std::max<std::size_t>(1, S / 8);
 
   const int B = 128 * beta;
@@ -40,19 +43,23 @@ fast_trellis::fast_trellis(const conv_code& code) : code_(code), shape_(acs_shap
   const auto byte_pair = [](unsigned entry) {
     return static_cast<std::int16_t>((2 * entry) | ((2 * entry + 1) << 8));
   };
-  const unsigned kinds = symmetric_ ? 1 : 4;
+  const bool one_kind = layout_ != branch_layout::half;
+  const unsigned kinds = one_kind ? 1 : 4;
+  // Pair tables hold [d(00), d(11), d(01), d(10)]: the entry of each label.
+  constexpr unsigned kPairEntry[4] = {0, 2, 3, 1};
   lane_index_.resize(kinds * half);
   lane_sign_.assign(kinds * half, 0);
   const unsigned top = 1u << (beta - 1);
   for (unsigned x = 0; x < half; ++x) {
     const unsigned labels[4] = {code_.label(x, 0), code_.label(x + half, 0), code_.label(x, 1),
                                 code_.label(x + half, 1)};
-    if (symmetric_) {
+    if (one_kind) {
       const unsigned all = (1u << beta) - 1;
       require(labels[1] == (labels[0] ^ all) && labels[2] == (labels[0] ^ all) &&
                   labels[3] == labels[0],
               "conv fast decoder: the butterfly of state ", x, " is not symmetric");
-      lane_index_[x] = byte_pair(labels[0]);
+      lane_index_[x] =
+          byte_pair(layout_ == branch_layout::pair ? kPairEntry[labels[0]] : labels[0]);
       continue;
     }
     for (unsigned k = 0; k < 4; ++k) {
@@ -64,23 +71,28 @@ fast_trellis::fast_trellis(const conv_code& code) : code_(code), shape_(acs_shap
 }
 
 std::string fast_trellis::describe() const {
-  const unsigned half = code_.states() / 2;
-  return cat(shape_.target, ": int16 path metrics, ", shape_.lanes, " lanes x ",
-             half / static_cast<unsigned>(shape_.lanes), " butterfly vector",
-             half / static_cast<unsigned>(shape_.lanes) > 1 ? "s" : "", ", ",
-             symmetric_ ? "symmetric butterflies (one branch metric per butterfly)"
-                        : "general butterflies (four branch metrics per butterfly)");
+  const unsigned half = code_.states() / 2, lanes = static_cast<unsigned>(shape_.lanes);
+  const char* layout = layout_ == branch_layout::pair
+                           ? "symmetric butterflies, rate-1/2 pair tables"
+                       : layout_ == branch_layout::full ? "symmetric butterflies, 8-entry tables"
+                                                        : "general butterflies, half tables";
+  return cat(shape_.target, ": int16 path metrics, ", lanes, " lanes x ", half / lanes,
+             " butterfly vector", half / lanes > 1 ? "s" : "", ", ", layout);
 }
 
-void fast_trellis::branch_table(const std::int8_t* llr, std::int16_t* table) const {
+void fast_trellis::branch_tables(const std::int8_t* llr, std::size_t stages, std::int16_t* tables,
+                                 std::size_t stride) const {
+  if (layout_ == branch_layout::pair) return pair_tables(llr, stages, tables, stride);
   const int beta = code_.beta();
-  const unsigned entries = symmetric_ ? (1u << beta) : (1u << (beta - 1));
-  for (unsigned o = 0; o < entries; ++o) {
-    int delta = 0;
-    for (int b = 0; b < beta; ++b) delta += ((o >> b) & 1u) ? -llr[b] : llr[b];
-    table[o] = static_cast<std::int16_t>(delta);
+  const unsigned entries = layout_ == branch_layout::full ? (1u << beta) : (1u << (beta - 1));
+  for (std::size_t t = 0; t < stages; ++t, llr += beta, tables += stride) {
+    for (unsigned o = 0; o < entries; ++o) {
+      int delta = 0;
+      for (int b = 0; b < beta; ++b) delta += ((o >> b) & 1u) ? -llr[b] : llr[b];
+      tables[o] = static_cast<std::int16_t>(delta);
+    }
+    for (unsigned o = entries; o < 8; ++o) tables[o] = 0;
   }
-  for (unsigned o = entries; o < 8; ++o) table[o] = 0;
 }
 
 void fast_trellis::start_metrics(bool all_states, std::int16_t* metric) const {
@@ -115,7 +127,46 @@ unsigned walk_back(const conv_code& code, std::size_t stages, unsigned state, st
   return state;
 }
 
+// Two walks interleaved in one loop: each step waits on its own walk's previous step only.
+template <class ReadDecision>
+void walk_back_two(const conv_code& code, std::size_t stages, unsigned state0, unsigned state1,
+                   std::size_t first, std::size_t count, std::uint8_t* bits0, std::uint8_t* bits1,
+                   ReadDecision decision) {
+  const unsigned half = code.states() / 2;
+  const bool recursive = code.recursive();
+  for (std::size_t t = stages; t-- > 0;) {
+    const unsigned p0 = (state0 >> 1) | (decision(0, t, state0) ? half : 0u);
+    const unsigned p1 = (state1 >> 1) | (decision(1, t, state1) ? half : 0u);
+    if (t - first < count) {
+      bits0[t - first] =
+          static_cast<std::uint8_t>(recursive ? code.input_bit(p0, state0 & 1u) : (state0 & 1u));
+      bits1[t - first] =
+          static_cast<std::uint8_t>(recursive ? code.input_bit(p1, state1 & 1u) : (state1 & 1u));
+    }
+    state0 = p0;
+    state1 = p1;
+  }
+}
+
 }  // namespace
+
+void fast_trellis::traceback_two(const std::uint8_t* const rows[2], std::size_t stages,
+                                 const unsigned state[2], std::size_t first, std::size_t count,
+                                 std::uint8_t* const bits[2]) const {
+  const std::size_t row_bytes = row_bytes_;
+  if (code_.states() <= 64)
+    return walk_back_two(code_, stages, state[0], state[1], first, count, bits[0], bits[1],
+                         [&](int f, std::size_t t, unsigned j) {
+                           std::uint64_t word;
+                           std::memcpy(&word, rows[f] + t * row_bytes, sizeof word);
+                           return static_cast<unsigned>((word >> j) & 1u);
+                         });
+  walk_back_two(
+      code_, stages, state[0], state[1], first, count, bits[0], bits[1],
+      [&](int f, std::size_t t, unsigned j) {
+        return static_cast<unsigned>((rows[f][t * row_bytes + (j >> 3)] >> (j & 7u)) & 1u);
+      });
+}
 
 unsigned fast_trellis::traceback(const std::uint8_t* rows, std::size_t stages, unsigned state,
                                  std::size_t first, std::size_t count, std::uint8_t* bits) const {
@@ -135,7 +186,7 @@ void fast_trellis::forward(std::int16_t* metric, const std::int16_t* tables, std
                            std::uint8_t* rows) const {
   acs_call call;
   call.K = code_.K();
-  call.symmetric = symmetric_;
+  call.layout = layout_;
   call.path_metric = metric;
   call.branch_table = tables;
   call.stages = stages;
@@ -146,6 +197,23 @@ void fast_trellis::forward(std::int16_t* metric, const std::int16_t* tables, std
   run_acs(call);
 }
 
+void fast_trellis::forward_two(std::int16_t* const metric[2], const std::int16_t* tables,
+                               std::size_t stages, std::uint8_t* const rows[2]) const {
+  acs_dual_call call;
+  call.K = code_.K();
+  call.layout = layout_;
+  call.path_metric[0] = metric[0];
+  call.path_metric[1] = metric[1];
+  call.branch_table = tables;
+  call.stages = stages;
+  call.survivor_rows[0] = rows[0];
+  call.survivor_rows[1] = rows[1];
+  call.row_bytes = row_bytes_;
+  call.lane_index = lane_index_.data();
+  call.lane_sign = lane_sign_.data();
+  run_acs_two_frames(call);
+}
+
 fast_frame_decoder::fast_frame_decoder(const fast_trellis& trellis, const puncture_pattern& pattern,
                                        const frame_shape& shape, termination term,
                                        std::size_t wrap_stages)
@@ -153,52 +221,114 @@ fast_frame_decoder::fast_frame_decoder(const fast_trellis& trellis, const punctu
       pattern_(pattern),
       shape_(shape),
       term_(term),
-      wrap_(term == termination::tail_biting ? wrap_stages : 0) {}
+      wrap_(term == termination::tail_biting ? wrap_stages : 0) {
+  const int beta = pattern_.beta();
+  int k = 0;
+  for (int p = 0; p < pattern_.period(); ++p)
+    for (int b = 0; b < beta; ++b)
+      gather_.push_back(pattern_.sends(b, static_cast<std::size_t>(p)) ? k++ : -1);
+}
+
+// Stages of branch tables made at a time: 512 x 32 bytes at most, well inside the L1 cache.
+constexpr std::size_t kTableChunk = 512;
 
 fast_scratch fast_frame_decoder::make_scratch() const {
   const std::size_t total = shape_.stages + 2 * wrap_;
   fast_scratch s;
-  s.received.resize(shape_.coded_bits);
-  s.tables.resize(total * 8);
-  s.rows.resize(total * trellis_->row_bytes() + 8);
-  s.metric.resize(trellis_->code().states());
+  for (fast_slot& slot : s.slot) {
+    slot.received.resize(shape_.coded_bits);
+    if (pattern_.punctures())
+      slot.depunctured.resize(shape_.stages * static_cast<std::size_t>(pattern_.beta()));
+    slot.rows.resize(total * trellis_->row_bytes() + 8);
+    slot.metric.resize(trellis_->code().states());
+  }
+  s.tables.resize(kTableChunk * two_frame_row(trellis_->layout()));
   return s;
 }
 
 std::size_t fast_frame_decoder::scratch_bytes() const {
   const std::size_t total = shape_.stages + 2 * wrap_;
-  return shape_.coded_bits + total * 16 + total * trellis_->row_bytes() + 8 +
-         2 * trellis_->code().states();
+  const std::size_t slot =
+      shape_.coded_bits +
+      (pattern_.punctures() ? shape_.stages * static_cast<std::size_t>(pattern_.beta()) : 0) +
+      total * trellis_->row_bytes() + 8 + 2 * trellis_->code().states();
+  return 2 * slot + 2 * kTableChunk * two_frame_row(trellis_->layout());
+}
+
+const std::int8_t* fast_frame_decoder::stage_llrs(std::span<const std::int8_t> received,
+                                                  fast_slot& slot) const {
+  if (slot.depunctured.empty()) return received.data();
+  // Zeros where nothing was sent, one period at a time.
+  std::int8_t* out = slot.depunctured.data();
+  const std::size_t slots = gather_.size(), full = slot.depunctured.size();
+  const auto per_period = static_cast<std::size_t>(pattern_.sent_per_period());
+  for (std::size_t base = 0, in = 0; base < full; base += slots, in += per_period)
+    for (std::size_t j = 0; j < slots && base + j < full; ++j)
+      out[base + j] =
+          gather_[j] < 0 ? std::int8_t{0} : received[in + static_cast<std::size_t>(gather_[j])];
+  return out;
+}
+
+void fast_frame_decoder::tables_for(const std::int8_t* llr, std::size_t first, std::size_t count,
+                                    std::int16_t* tables, std::size_t stride) const {
+  const std::size_t N = shape_.stages, beta = static_cast<std::size_t>(pattern_.beta());
+  while (count) {
+    const std::size_t stage = (first + N - wrap_ % N) % N;
+    const std::size_t run = std::min(count, N - stage);
+    trellis_->branch_tables(llr + beta * stage, run, tables, stride);
+    tables += stride * run;
+    first += run;
+    count -= run;
+  }
+}
+
+unsigned fast_frame_decoder::end_state(const std::int16_t* metric) const {
+  return term_ == termination::zero_tail ? 0u : trellis_->best_state(metric);
 }
 
 void fast_frame_decoder::decode(std::span<const std::int8_t> received, std::span<std::uint8_t> bits,
                                 fast_scratch& scratch) const {
-  const fast_trellis& trellis = *trellis_;
-  const int beta = trellis.code().beta(), period = pattern_.period();
-  const std::size_t N = shape_.stages, W = wrap_, total = N + 2 * W;
-  std::int16_t* tables = scratch.tables.data();
-
-  // Branch tables of the frame's stages, at offset W (depuncturing on the way).
-  std::int8_t llr[conv_code::max_beta];
-  std::size_t k = 0;
-  int phase = 0;
-  for (std::size_t t = 0; t < N; ++t) {
-    for (int b = 0; b < beta; ++b)
-      llr[b] = pattern_.sends(b, static_cast<std::size_t>(phase)) ? received[k++] : std::int8_t{0};
-    trellis.branch_table(llr, tables + 8 * (W + t));
-    if (++phase == period) phase = 0;
+  fast_slot& slot = scratch.slot[0];
+  const std::size_t total = shape_.stages + 2 * wrap_, entries = trellis_->table_entries();
+  const std::int8_t* llr = stage_llrs(received, slot);
+  trellis_->start_metrics(term_ == termination::tail_biting, slot.metric.data());
+  for (std::size_t e = 0; e < total; e += kTableChunk) {
+    const std::size_t n = std::min(kTableChunk, total - e);
+    tables_for(llr, e, n, scratch.tables.data(), entries);
+    trellis_->forward(slot.metric.data(), scratch.tables.data(), n,
+                      slot.rows.data() + e * trellis_->row_bytes());
   }
-  // Tail-biting: extended stage e is frame stage (e - W) mod N.
-  for (std::size_t e = 0; e < W; ++e) {
-    std::copy_n(tables + 8 * (W + (e + N - W % N) % N), 8, tables + 8 * e);
-    std::copy_n(tables + 8 * (W + e % N), 8, tables + 8 * (W + N + e));
-  }
+  trellis_->traceback(slot.rows.data(), total, end_state(slot.metric.data()), wrap_,
+                      shape_.info_bits, bits.data());
+}
 
-  trellis.start_metrics(term_ == termination::tail_biting, scratch.metric.data());
-  trellis.forward(scratch.metric.data(), tables, total, scratch.rows.data());
-  const unsigned end =
-      term_ == termination::zero_tail ? 0u : trellis.best_state(scratch.metric.data());
-  trellis.traceback(scratch.rows.data(), total, end, W, shape_.info_bits, bits.data());
+void fast_frame_decoder::decode_two(std::span<const std::int8_t> received0,
+                                    std::span<const std::int8_t> received1,
+                                    std::span<std::uint8_t> bits0, std::span<std::uint8_t> bits1,
+                                    fast_scratch& scratch) const {
+  if (!trellis_->two_frames()) {
+    decode(received0, bits0, scratch);
+    decode(received1, bits1, scratch);
+    return;
+  }
+  const std::size_t total = shape_.stages + 2 * wrap_;
+  const std::size_t row = two_frame_row(trellis_->layout()), row_bytes = trellis_->row_bytes();
+  const std::int8_t* llr[2] = {stage_llrs(received0, scratch.slot[0]),
+                               stage_llrs(received1, scratch.slot[1])};
+  std::int16_t* const metric[2] = {scratch.slot[0].metric.data(), scratch.slot[1].metric.data()};
+  for (std::int16_t* m : metric) trellis_->start_metrics(term_ == termination::tail_biting, m);
+  for (std::size_t e = 0; e < total; e += kTableChunk) {
+    const std::size_t n = std::min(kTableChunk, total - e);
+    tables_for(llr[0], e, n, scratch.tables.data(), row);
+    tables_for(llr[1], e, n, scratch.tables.data() + row / 2, row);
+    std::uint8_t* const rows[2] = {scratch.slot[0].rows.data() + e * row_bytes,
+                                   scratch.slot[1].rows.data() + e * row_bytes};
+    trellis_->forward_two(metric, scratch.tables.data(), n, rows);
+  }
+  const std::uint8_t* const rows[2] = {scratch.slot[0].rows.data(), scratch.slot[1].rows.data()};
+  const unsigned end[2] = {end_state(metric[0]), end_state(metric[1])};
+  std::uint8_t* const bits[2] = {bits0.data(), bits1.data()};
+  trellis_->traceback_two(rows, total, end, wrap_, shape_.info_bits, bits);
 }
 
 }  // namespace gpufec::conv::detail

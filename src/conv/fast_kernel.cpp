@@ -25,11 +25,13 @@
 // delta(o) = sum_b (1 - 2 o_b) L_b, and delta(~o) = -delta(o). When every polynomial taps both
 // its current and its oldest input (symmetric butterflies), the four branches of a butterfly carry
 // labels o, ~o, ~o, o, so one metric m per butterfly serves all four: lo = max(A + m, B - m),
-// hi = max(A - m, B + m). Each stage has a 16-byte table of delta over all 2^beta labels (beta <=
-// 3), and m is read by a byte shuffle with per-lane byte indices fixed for the whole frame. General
-// codes use four shuffles from the half table (2^(beta-1) labels with the last bit 0) and per-lane
-// signs. Decisions compare strictly, so a tie keeps the predecessor whose oldest bit is 0: the
-// reference decoder's rule.
+// hi = max(A - m, B + m). m is read from the stage's small table by a byte shuffle
+// (TableLookupBytes) with per-lane byte indices fixed for the whole frame. The table holds the
+// 2^beta values delta(o) (beta = 3: 8 int16, 16 bytes, in every 128-bit block), or at rate 1/2
+// the 4 values [delta(00), delta(11), delta(01), delta(10)] (8 bytes, broadcast to every 64 bits),
+// which pair_tables makes for many stages at once. Other codes use four shuffles from the half
+// table (the 2^(beta-1) labels whose last bit is 0) and per-lane signs. Decisions compare strictly,
+// so a tie keeps the predecessor whose oldest bit is 0: the reference decoder's rule.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "conv/fast_kernel.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -38,6 +40,7 @@
 // clang-format on
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "conv/fast_kernel.hpp"
@@ -55,10 +58,18 @@ namespace hn = hwy::HWY_NAMESPACE;
 template <int kLogButterflies>
 using acs_tag = hn::CappedTag<std::int16_t, (kLogButterflies <= 4 ? (1 << kLogButterflies) : 16)>;
 
-// The stage's 8-entry table, in every 128-bit block of a vector (or one block for narrow ones).
-template <class D>
+// The stage's table in every 64-bit (4 entries) or 128-bit (8 entries) unit of a vector, so the
+// byte shuffle (which works within 128-bit blocks) finds it from every lane.
+template <std::size_t kEntries, class D>
 HWY_INLINE auto load_table(D d, const std::int16_t* table) {
-  if constexpr (hn::MaxLanes(d) <= 8) {
+  if constexpr (kEntries == 4) {
+    std::uint64_t word;
+    std::memcpy(&word, table, sizeof word);
+    if constexpr (hn::MaxLanes(d) < 8)  // narrower than a block: look up from a full one
+      return hn::Set(hn::Full128<std::uint64_t>(), word);
+    else
+      return hn::BitCast(d, hn::Set(hn::Repartition<std::uint64_t, D>(), word));
+  } else if constexpr (hn::MaxLanes(d) <= 8) {
     (void)d;
     return hn::LoadU(hn::Full128<std::int16_t>(), table);
   } else {
@@ -74,8 +85,46 @@ HWY_INLINE hn::Vec<D> lookup(D d, T table, hn::Vec<D> byte_index) {
   return hn::BitCast(d, hn::TableLookupBytes(table, hn::BitCast(d8, byte_index)));
 }
 
-template <int kLogButterflies, bool kSymmetric>
+// One vector of butterflies: lane p of `a` and `b` holds states x and x + S/2, which lead to 2x
+// (returned in `lo`) and 2x + 1 (`hi`). The result's byte mask holds lane p's two decisions in
+// bytes 2p (lo) and 2p + 1 (hi): 1 when the predecessor x + S/2 was strictly better.
+template <bool kSymmetric, class D, class T>
+HWY_INLINE hn::Mask<hn::Repartition<std::uint8_t, D>> butterflies(
+    D d, const T& table, const hn::Vec<D>* index, const hn::Vec<D>* sign, std::size_t vectors,
+    std::size_t v, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& lo, hn::Vec<D>& hi) {
+  using V = hn::Vec<D>;
+  const hn::Repartition<std::uint8_t, D> d8;
+  V a0, b0, a1, b1;
+  if constexpr (kSymmetric) {
+    (void)sign;
+    (void)vectors;
+    const V m = lookup(d, table, index[v]);
+    a0 = hn::Add(a, m);
+    b0 = hn::Sub(b, m);
+    a1 = hn::Sub(a, m);
+    b1 = hn::Add(b, m);
+  } else {
+    V delta[4];
+    for (std::size_t k = 0; k < 4; ++k) {
+      const V s = sign[k * vectors + v];
+      delta[k] = hn::Sub(hn::Xor(lookup(d, table, index[k * vectors + v]), s), s);
+    }
+    a0 = hn::Add(a, delta[0]);
+    b0 = hn::Add(b, delta[1]);
+    a1 = hn::Add(a, delta[2]);
+    b1 = hn::Add(b, delta[3]);
+  }
+  lo = hn::Max(a0, b0);
+  hi = hn::Max(a1, b1);
+  const auto decided_lo = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a0, b0)));
+  const auto decided_hi = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a1, b1)));
+  return hn::MaskFromVec(hn::OddEven(decided_hi, decided_lo));
+}
+
+template <int kLogButterflies, branch_layout kLayout>
 void acs_stages(const acs_call& c) {
+  constexpr bool kSymmetric = kLayout != branch_layout::half;
+  constexpr std::size_t kEntries = table_entries(kLayout);
   const acs_tag<kLogButterflies> d;
   const hn::Repartition<std::uint8_t, decltype(d)> d8;
   using V = hn::Vec<decltype(d)>;
@@ -103,35 +152,18 @@ void acs_stages(const acs_call& c) {
     for (std::size_t i = 0; i < 2 * kVectors; ++i) metric[i] = hn::Sub(metric[i], reference);
   };
 
-  for (std::size_t t = 0; t < c.stages; ++t) {
-    const auto table = load_table(d, c.branch_table + 8 * t);
-    std::uint8_t* row = c.survivor_rows + t * c.row_bytes;
+  // Locals, so that the survivor stores (uint8_t, which may alias anything) force no reloads.
+  const std::size_t stages = c.stages, row_bytes = c.row_bytes;
+  const std::int16_t* tables = c.branch_table;
+  std::uint8_t* row = c.survivor_rows;
+  for (std::size_t t = 0; t < stages; ++t, tables += kEntries, row += row_bytes) {
+    const auto table = load_table<kEntries>(d, tables);
     V next[2 * kVectors];
     for (std::size_t v = 0; v < kVectors; ++v) {
-      const V a = metric[v], b = metric[kVectors + v];
-      V a0, b0, a1, b1;
-      if constexpr (kSymmetric) {
-        const V m = lookup(d, table, index[v]);
-        a0 = hn::Add(a, m);
-        b0 = hn::Sub(b, m);
-        a1 = hn::Sub(a, m);
-        b1 = hn::Add(b, m);
-      } else {
-        V delta[4];
-        for (std::size_t k = 0; k < 4; ++k) {
-          const V s = sign[k * kVectors + v];
-          delta[k] = hn::Sub(hn::Xor(lookup(d, table, index[k * kVectors + v]), s), s);
-        }
-        a0 = hn::Add(a, delta[0]);
-        b0 = hn::Add(b, delta[1]);
-        a1 = hn::Add(a, delta[2]);
-        b1 = hn::Add(b, delta[3]);
-      }
-      const V lo = hn::Max(a0, b0), hi = hn::Max(a1, b1);
-      const auto decided_lo = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a0, b0)));
-      const auto decided_hi = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a1, b1)));
-      hn::StoreMaskBits(d8, hn::MaskFromVec(hn::OddEven(decided_hi, decided_lo)),
-                        row + v * kRowBytesPerVector);
+      V lo, hi;
+      const auto decided = butterflies<kSymmetric>(d, table, index, sign, kVectors, v, metric[v],
+                                                   metric[kVectors + v], lo, hi);
+      hn::StoreMaskBits(d8, decided, row + v * kRowBytesPerVector);
       const V lower = hn::InterleaveLower(d, lo, hi), upper = hn::InterleaveUpper(d, lo, hi);
       if constexpr (kLanes <= 8) {
         next[2 * v] = lower;
@@ -150,23 +182,150 @@ void acs_stages(const acs_call& c) {
     hn::StoreU(metric[i], d, c.path_metric + i * kLanes);
 }
 
-template <bool kSymmetric>
+template <branch_layout kLayout>
 void acs_for_K(const acs_call& c) {
   switch (c.K) {
     case 3:
-      return acs_stages<1, kSymmetric>(c);
+      return acs_stages<1, kLayout>(c);
     case 4:
-      return acs_stages<2, kSymmetric>(c);
+      return acs_stages<2, kLayout>(c);
     case 5:
-      return acs_stages<3, kSymmetric>(c);
+      return acs_stages<3, kLayout>(c);
     case 6:
-      return acs_stages<4, kSymmetric>(c);
+      return acs_stages<4, kLayout>(c);
     case 7:
-      return acs_stages<5, kSymmetric>(c);
+      return acs_stages<5, kLayout>(c);
     case 8:
-      return acs_stages<6, kSymmetric>(c);
+      return acs_stages<6, kLayout>(c);
     case 9:
-      return acs_stages<7, kSymmetric>(c);
+      return acs_stages<7, kLayout>(c);
+  }
+}
+
+// Two frames at once, one per 128-bit block of a 256-bit vector (AVX2, AVX-512): the in-block
+// interleave is then the whole interleave of each frame's states, so no cross-block step is
+// needed, and frames of 8 butterflies (K = 5) fill a whole vector. Each frame keeps its natural
+// state order in its block; survivor bits split the same way (16 bits per frame per vector).
+// A stage's table row is 16 bytes [frame 0 | frame 1] of pair tables, broadcast to both blocks
+// (the high block's byte indices are 8 higher), or 32 bytes of 8-entry tables, one per block.
+template <int kLogButterflies, branch_layout kLayout>
+void acs_stages_dual(const acs_dual_call& c) {
+  const hn::CappedTag<std::int16_t, 16> d;
+  if constexpr (hn::MaxLanes(d) != 16 || kLogButterflies < 3) {
+    (void)c;
+    throw std::logic_error("conv: no two-frame ACS kernel for this target or K");
+  } else {
+    constexpr bool kSymmetric = kLayout != branch_layout::half;
+    constexpr bool kPair = kLayout == branch_layout::pair;
+    constexpr std::size_t kRow = kPair ? 8 : 16;  // int16 per stage
+    const hn::Half<decltype(d)> dh;
+    const hn::Repartition<std::uint8_t, decltype(d)> d8;
+    using V = hn::Vec<decltype(d)>;
+    constexpr std::size_t kButterflies = std::size_t{1} << kLogButterflies;  // per frame
+    constexpr std::size_t kVectors = kButterflies / 8;
+    constexpr std::size_t kKinds = kSymmetric ? 1 : 4;
+
+    V metric[2 * kVectors];
+    for (std::size_t i = 0; i < 2 * kVectors; ++i)
+      metric[i] = hn::Combine(d, hn::LoadU(dh, c.path_metric[1] + 8 * i),
+                              hn::LoadU(dh, c.path_metric[0] + 8 * i));
+    V index[kKinds * kVectors];
+    V sign[kKinds * kVectors];
+    // Pair rows hold both frames' tables in every block: the high block reads 8 bytes further.
+    const V high_block =
+        hn::Combine(d, hn::Set(dh, std::int16_t{kPair ? 0x0808 : 0}), hn::Zero(dh));
+    for (std::size_t k = 0; k < kKinds; ++k)
+      for (std::size_t v = 0; v < kVectors; ++v) {
+        index[k * kVectors + v] =
+            hn::Add(hn::LoadDup128(d, c.lane_index + k * kButterflies + v * 8), high_block);
+        sign[k * kVectors + v] =
+            kSymmetric ? hn::Zero(d) : hn::LoadDup128(d, c.lane_sign + k * kButterflies + v * 8);
+      }
+    // Each frame's state 0 sits in lane 0 of its block.
+    const auto renormalize = [&] {
+      const V reference = hn::Broadcast<0>(metric[0]);
+      for (std::size_t i = 0; i < 2 * kVectors; ++i) metric[i] = hn::Sub(metric[i], reference);
+    };
+
+    const std::size_t stages = c.stages, row_bytes = c.row_bytes;
+    const std::int16_t* tables = c.branch_table;
+    std::uint8_t* row0 = c.survivor_rows[0];
+    std::uint8_t* row1 = c.survivor_rows[1];
+    for (std::size_t t = 0; t < stages; ++t, tables += kRow, row0 += row_bytes, row1 += row_bytes) {
+      const V table = kPair ? hn::LoadDup128(d, tables) : hn::LoadU(d, tables);
+      V next[2 * kVectors];
+      for (std::size_t v = 0; v < kVectors; ++v) {
+        V lo, hi;
+        const auto decided = butterflies<kSymmetric>(d, table, index, sign, kVectors, v, metric[v],
+                                                     metric[kVectors + v], lo, hi);
+        std::uint8_t bits[8];
+        hn::StoreMaskBits(d8, decided, bits);
+        std::memcpy(row0 + 2 * v, bits, 2);
+        std::memcpy(row1 + 2 * v, bits + 2, 2);
+        next[2 * v] = hn::InterleaveLower(d, lo, hi);
+        next[2 * v + 1] = hn::InterleaveUpper(d, lo, hi);
+      }
+      for (std::size_t i = 0; i < 2 * kVectors; ++i) metric[i] = next[i];
+      if (t % renormalize_every == renormalize_every - 1) renormalize();
+    }
+    renormalize();
+    for (std::size_t i = 0; i < 2 * kVectors; ++i) {
+      hn::StoreU(hn::LowerHalf(dh, metric[i]), dh, c.path_metric[0] + 8 * i);
+      hn::StoreU(hn::UpperHalf(dh, metric[i]), dh, c.path_metric[1] + 8 * i);
+    }
+  }
+}
+
+template <branch_layout kLayout>
+void acs_dual_for_K(const acs_dual_call& c) {
+  switch (c.K) {
+    case 5:
+      return acs_stages_dual<3, kLayout>(c);
+    case 6:
+      return acs_stages_dual<4, kLayout>(c);
+    case 7:
+      return acs_stages_dual<5, kLayout>(c);
+  }
+  throw std::logic_error("conv: the two-frame ACS kernel is built for K = 5..7");
+}
+
+// Four stages per 128-bit step: x = (l0, l1) pairs widened to int16; swapping each pair's halves
+// gives sums (l0 + l1 twice) and differences (l1 - l0, l0 - l1); (sum, -sum) and the differences
+// interleaved by 32-bit units are the stages' tables, 8 bytes each: stored whole when the rows
+// are contiguous (stride 4), else one 64-bit word per row.
+void pair_tables_simd(const std::int8_t* pairs, std::size_t stages, std::int16_t* tables,
+                      std::size_t stride) {
+  const hn::Full128<std::int16_t> d;
+  const hn::Rebind<std::int8_t, decltype(d)> d8;
+  const hn::Repartition<std::int32_t, decltype(d)> d32;
+  const hn::Repartition<std::uint64_t, decltype(d)> d64;
+  std::size_t t = 0;
+  for (; t + 4 <= stages; t += 4) {
+    const auto x = hn::PromoteTo(d, hn::LoadU(d8, pairs + 2 * t));
+    const auto swapped = hn::Reverse2(d, x);
+    const auto sum = hn::Add(x, swapped), difference = hn::Sub(swapped, x);
+    const auto plus_minus = hn::OddEven(hn::Sub(hn::Zero(d), sum), sum);
+    const auto a = hn::BitCast(d32, plus_minus), b = hn::BitCast(d32, difference);
+    const auto first = hn::BitCast(d, hn::InterleaveLower(d32, a, b));   // stages t, t + 1
+    const auto second = hn::BitCast(d, hn::InterleaveUpper(d32, a, b));  // stages t + 2, t + 3
+    if (stride == 4) {
+      hn::StoreU(first, d, tables + 4 * t);
+      hn::StoreU(second, d, tables + 4 * t + 8);
+      continue;
+    }
+    const std::uint64_t words[4] = {
+        hn::GetLane(hn::BitCast(d64, first)),
+        hn::GetLane(hn::UpperHalf(hn::Half<decltype(d64)>(), hn::BitCast(d64, first))),
+        hn::GetLane(hn::BitCast(d64, second)),
+        hn::GetLane(hn::UpperHalf(hn::Half<decltype(d64)>(), hn::BitCast(d64, second)))};
+    for (std::size_t k = 0; k < 4; ++k) std::memcpy(tables + (t + k) * stride, words + k, 8);
+  }
+  for (; t < stages; ++t) {
+    const int l0 = pairs[2 * t], l1 = pairs[2 * t + 1];
+    const std::int16_t entry[4] = {
+        static_cast<std::int16_t>(l0 + l1), static_cast<std::int16_t>(-l0 - l1),
+        static_cast<std::int16_t>(l1 - l0), static_cast<std::int16_t>(l0 - l1)};
+    std::memcpy(tables + t * stride, entry, 8);
   }
 }
 
@@ -179,6 +338,12 @@ int lanes_for() {
 simd_shape AcsShape(int K) {
   simd_shape s;
   s.target = hwy::TargetName(HWY_TARGET);
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  // Two frames per vector pay for K = 5..7 (AVX2, Zen 3, ns per stage and frame: K = 5 0.94
+  // against 1.57 alone, K = 6 1.81 against 3.53, K = 7 3.71 against 4.25); from K = 8 on, twice
+  // the metrics no longer fit in the 16 registers (K = 8: 9.1 against 6.5).
+  s.two_frames = K >= 5 && K <= 7 && hn::MaxLanes(hn::CappedTag<std::int16_t, 16>()) == 16;
+#endif
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
   switch (K) {
     case 3:
@@ -211,13 +376,48 @@ simd_shape AcsShape(int K) {
 
 void RunAcs(const acs_call& c) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  if (c.symmetric)
-    acs_for_K<true>(c);
-  else
-    acs_for_K<false>(c);
+  switch (c.layout) {
+    case branch_layout::pair:
+      return acs_for_K<branch_layout::pair>(c);
+    case branch_layout::full:
+      return acs_for_K<branch_layout::full>(c);
+    case branch_layout::half:
+      return acs_for_K<branch_layout::half>(c);
+  }
 #else
   (void)c;
   throw std::logic_error("conv: no ACS kernel on this SIMD target");
+#endif
+}
+
+void RunAcsDual(const acs_dual_call& c) {
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  switch (c.layout) {
+    case branch_layout::pair:
+      return acs_dual_for_K<branch_layout::pair>(c);
+    case branch_layout::full:
+      return acs_dual_for_K<branch_layout::full>(c);
+    case branch_layout::half:
+      return acs_dual_for_K<branch_layout::half>(c);
+  }
+#else
+  (void)c;
+  throw std::logic_error("conv: no two-frame ACS kernel on this SIMD target");
+#endif
+}
+
+void PairTables(const std::int8_t* pairs, std::size_t stages, std::int16_t* tables,
+                std::size_t stride) {
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  pair_tables_simd(pairs, stages, tables, stride);
+#else
+  for (std::size_t t = 0; t < stages; ++t) {
+    const int l0 = pairs[2 * t], l1 = pairs[2 * t + 1];
+    const std::int16_t entry[4] = {
+        static_cast<std::int16_t>(l0 + l1), static_cast<std::int16_t>(-l0 - l1),
+        static_cast<std::int16_t>(l1 - l0), static_cast<std::int16_t>(l0 - l1)};
+    std::memcpy(tables + t * stride, entry, 8);
+  }
 #endif
 }
 
@@ -247,13 +447,22 @@ namespace gpufec::conv::detail {
 
 HWY_EXPORT(AcsShape);
 HWY_EXPORT(RunAcs);
+HWY_EXPORT(RunAcsDual);
 HWY_EXPORT(QuantizeLlrs);
+HWY_EXPORT(PairTables);
 
 simd_shape acs_shape(int K) {
   return HWY_DYNAMIC_DISPATCH(AcsShape)(K);
 }
 void run_acs(const acs_call& call) {
   HWY_DYNAMIC_DISPATCH(RunAcs)(call);
+}
+void run_acs_two_frames(const acs_dual_call& call) {
+  HWY_DYNAMIC_DISPATCH(RunAcsDual)(call);
+}
+void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t* tables,
+                 std::size_t stride) {
+  HWY_DYNAMIC_DISPATCH(PairTables)(llr_pairs, stages, tables, stride);
 }
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q) {
   HWY_DYNAMIC_DISPATCH(QuantizeLlrs)(llr, n, scale, q);

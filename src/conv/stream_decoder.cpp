@@ -25,7 +25,8 @@ class stream_engine {
       trellis_.emplace(code_);
       row_size_ = trellis_->row_bytes();
       metric16_.resize(S);
-      tables_.resize(block_ * 8);
+      stage_q_.resize(block_ * beta);
+      tables_.resize(block_ * trellis_->table_entries());
     } else {
       row_size_ = S;
       metric_.resize(S);
@@ -45,7 +46,7 @@ class stream_engine {
   std::uint64_t stages() const { return stages_ + pending_; }
   std::uint64_t decided() const { return decided_; }
   std::size_t memory_bytes() const {
-    return rows_.size() + bits_.size() + 2 * (metric16_.size() + tables_.size()) +
+    return rows_.size() + bits_.size() + stage_q_.size() + 2 * (metric16_.size() + tables_.size()) +
            8 * (metric_.size() + stage_llr_.size());
   }
   std::string kernel() const { return trellis_ ? trellis_->describe() : "reference"; }
@@ -85,6 +86,8 @@ class stream_engine {
   }
 
   void flush(std::vector<std::uint8_t>& decided) {
+    if (trellis_ && pending_)
+      trellis_->branch_tables(stage_q_.data(), pending_, tables_.data(), trellis_->table_entries());
     std::size_t done = 0;
     while (done < pending_) {
       // Forward up to the next traceback point and the end of the ring, whichever comes first.
@@ -93,7 +96,8 @@ class stream_engine {
       const std::size_t m = std::min({pending_ - done, depth_ + block_ - undecided, ring_ - slot});
       std::uint8_t* rows = rows_.data() + slot * row_size_;
       if (trellis_) {
-        trellis_->forward(metric16_.data(), tables_.data() + 8 * done, m, rows);
+        trellis_->forward(metric16_.data(), tables_.data() + trellis_->table_entries() * done, m,
+                          rows);
       } else {
         viterbi_forward(code_, stage_llr_.data() + done * code_.beta(), m, metric_.data(), next_,
                         rows);
@@ -113,9 +117,9 @@ class stream_engine {
     for (int b = 0; b < beta; ++b)
       llr[b] = pattern_.sends(b, static_cast<std::size_t>(phase_)) ? partial_[k++] : 0.0;
     if (trellis_) {
-      std::int8_t q[conv_code::max_beta];
-      for (int b = 0; b < beta; ++b) q[b] = static_cast<std::int8_t>(llr[b]);
-      trellis_->branch_table(q, tables_.data() + 8 * pending_);
+      for (int b = 0; b < beta; ++b)
+        stage_q_[pending_ * static_cast<std::size_t>(beta) + static_cast<std::size_t>(b)] =
+            static_cast<std::int8_t>(llr[b]);
     } else {
       std::copy_n(llr, beta, stage_llr_.data() + pending_ * static_cast<std::size_t>(beta));
     }
@@ -154,6 +158,7 @@ class stream_engine {
   puncture_pattern pattern_;
   std::size_t depth_, block_, ring_, row_size_ = 1;
   std::optional<fast_trellis> trellis_;
+  std::vector<std::int8_t> stage_q_;  // fast: [stage][b] of the pending stages
   std::vector<std::int16_t> metric16_, tables_;
   std::vector<double> metric_, next_, stage_llr_;
   std::vector<std::uint8_t> rows_, bits_;
