@@ -421,6 +421,54 @@ void PairTables(const std::int8_t* pairs, std::size_t stages, std::int16_t* tabl
 #endif
 }
 
+// The sum of |L| in blocks of 4096: four accumulators, element i into accumulator i mod 4, in
+// order; one 128-bit vector of them on SIMD targets and four floats on the scalar one: the same
+// IEEE additions in the same order, so every target returns the same sum (the automatic scale
+// must not depend on the machine).
+llr_scan ScanLlrs(const float* llr, std::size_t n) {
+  constexpr std::size_t kBlock = 4096;
+  llr_scan out;
+  out.first_not_finite = n;
+  for (std::size_t start = 0; start < n; start += kBlock) {
+    const std::size_t end = start + kBlock < n ? start + kBlock : n;
+    std::size_t i = start;
+    alignas(16) float acc[4] = {0, 0, 0, 0};
+    bool finite = true;
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+    const hn::Full128<float> d;
+    auto sum = hn::Zero(d);
+    auto bad = hn::Zero(d);  // lanes of all ones where a value was NaN or infinite
+    for (; i + 4 <= end; i += 4) {
+      const auto v = hn::LoadU(d, llr + i);
+      sum = hn::Add(sum, hn::Abs(v));
+      bad = hn::Or(bad, hn::VecFromMask(d, hn::Not(hn::IsFinite(v))));
+    }
+    hn::Store(sum, d, acc);
+    finite = hn::AllFalse(d, hn::MaskFromVec(bad));
+#else
+    for (; i + 4 <= end; i += 4)
+      for (std::size_t j = 0; j < 4; ++j) {
+        acc[j] += std::fabs(llr[i + j]);
+        finite = finite && std::isfinite(llr[i + j]);
+      }
+#endif
+    double block = (static_cast<double>(acc[0]) + acc[1]) + (static_cast<double>(acc[2]) + acc[3]);
+    for (; i < end; ++i) {
+      block += std::fabs(llr[i]);
+      finite = finite && std::isfinite(llr[i]);
+    }
+    if (!finite) {
+      for (std::size_t j = start; j < end; ++j)
+        if (!std::isfinite(llr[j])) {
+          out.first_not_finite = j;
+          return out;
+        }
+    }
+    out.sum_abs += block;
+  }
+  return out;
+}
+
 void QuantizeLlrs(const float* llr, std::size_t n, float scale, std::int8_t* q) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<std::int8_t, decltype(df)> d8;
@@ -450,6 +498,7 @@ HWY_EXPORT(RunAcs);
 HWY_EXPORT(RunAcsDual);
 HWY_EXPORT(QuantizeLlrs);
 HWY_EXPORT(PairTables);
+HWY_EXPORT(ScanLlrs);
 
 simd_shape acs_shape(int K) {
   return HWY_DYNAMIC_DISPATCH(AcsShape)(K);
@@ -467,37 +516,8 @@ void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t*
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q) {
   HWY_DYNAMIC_DISPATCH(QuantizeLlrs)(llr, n, scale, q);
 }
-// Plain C++ (no dispatch), so the sum is the same on every target: four float accumulators in a
-// fixed order (which compilers may keep in one 128-bit register), flushed to double every 4096.
 llr_scan scan_llrs(const float* llr, std::size_t n) {
-  constexpr std::size_t kBlock = 4096;
-  llr_scan out;
-  out.first_not_finite = n;
-  for (std::size_t start = 0; start < n; start += kBlock) {
-    const std::size_t end = start + kBlock < n ? start + kBlock : n;
-    float acc[4] = {0, 0, 0, 0};
-    bool finite = true;
-    std::size_t i = start;
-    for (; i + 4 <= end; i += 4)
-      for (std::size_t j = 0; j < 4; ++j) {
-        acc[j] += std::fabs(llr[i + j]);
-        finite &= std::isfinite(llr[i + j]);
-      }
-    double block = (static_cast<double>(acc[0]) + acc[1]) + (static_cast<double>(acc[2]) + acc[3]);
-    for (; i < end; ++i) {
-      block += std::fabs(llr[i]);
-      finite &= std::isfinite(llr[i]);
-    }
-    if (!finite) {
-      for (std::size_t j = start; j < end; ++j)
-        if (!std::isfinite(llr[j])) {
-          out.first_not_finite = j;
-          return out;
-        }
-    }
-    out.sum_abs += block;
-  }
-  return out;
+  return HWY_DYNAMIC_DISPATCH(ScanLlrs)(llr, n);
 }
 
 }  // namespace gpufec::conv::detail

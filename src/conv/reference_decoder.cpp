@@ -28,6 +28,13 @@ reference_decoder::reference_decoder(const conv_code& code, const puncture_patte
   const std::size_t total = shape_.stages + 2 * wrap_;
   if (wrap_) extended_llr_.resize(total * beta);
   decisions_.resize(total * code_.states());
+  if (metric_ == metric_type::f64) {
+    metric_f64_.resize(code_.states());
+    next_f64_.resize(code_.states());
+  } else {
+    metric_f32_.resize(code_.states());
+    next_f32_.resize(code_.states());
+  }
 }
 
 namespace {
@@ -44,14 +51,12 @@ void depuncture_into(const puncture_pattern& pattern, std::span<const T> receive
 
 template <class Real>
 void run_frame(const conv_code& code, termination term, const double* llr, std::size_t stages,
-               std::size_t wrap, std::size_t info_bits, std::uint8_t* decisions,
-               std::uint8_t* bits) {
+               std::size_t wrap, std::size_t info_bits, std::vector<Real>& metric,
+               std::vector<Real>& next, std::uint8_t* decisions, std::uint8_t* bits) {
   const unsigned S = code.states();
-  std::vector<Real> metric(S, detail::excluded_metric<Real>()), next(S);
-  if (term == termination::tail_biting)
-    std::fill(metric.begin(), metric.end(), Real{0});
-  else
-    metric[0] = 0;
+  std::fill(metric.begin(), metric.end(),
+            term == termination::tail_biting ? Real{0} : detail::excluded_metric<Real>());
+  metric[0] = 0;
   detail::viterbi_forward(code, llr, stages, metric.data(), next, decisions);
   const unsigned end = term == termination::zero_tail ? 0u : detail::best_state(metric.data(), S);
   detail::traceback(code, decisions, stages, end, wrap, info_bits, bits);
@@ -74,11 +79,11 @@ void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits) {
     stages = total;
   }
   if (metric_ == metric_type::f64)
-    run_frame<double>(code_, term_, llr, stages, wrap_, shape_.info_bits, decisions_.data(),
-                      bits.data());
+    run_frame(code_, term_, llr, stages, wrap_, shape_.info_bits, metric_f64_, next_f64_,
+              decisions_.data(), bits.data());
   else
-    run_frame<float>(code_, term_, llr, stages, wrap_, shape_.info_bits, decisions_.data(),
-                     bits.data());
+    run_frame(code_, term_, llr, stages, wrap_, shape_.info_bits, metric_f32_, next_f32_,
+              decisions_.data(), bits.data());
 }
 
 void reference_decoder::decode(std::span<const float> llrs, std::span<std::uint8_t> bits) {
