@@ -70,6 +70,9 @@ class reference_decoder {
   std::vector<double> llr_;              // [stage][b] of the frame, depunctured
   std::vector<double> extended_llr_;     // tail-biting: W + stages + W stages
   std::vector<std::uint8_t> decisions_;  // [stage][state]
+  // Path metrics, made once so that decode allocates nothing.
+  std::vector<double> metric_f64_, next_f64_;
+  std::vector<float> metric_f32_, next_f32_;
 };
 
 // Exact maximum-likelihood decoding of a tail-biting frame: a Viterbi pass from and to each of the
