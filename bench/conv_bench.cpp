@@ -12,6 +12,8 @@
 // VOLK's kernel runs the add-compare-select only (its users trace back separately), on 8-bit
 // soft symbols 128 - 8 L clamped to 0..255, one frame after another on one thread; its row is
 // timed the same way and its decisions are traced back outside the timing for the BER column.
+// For a like-for-like figure the "fast, ACS only" row times our kernel alone on the same frames
+// (branch tables made beforehand, no traceback).
 #include <omp.h>
 
 #include <algorithm>
@@ -26,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "conv/fast_decoder.hpp"
 #include "conv/fast_kernel.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/philox.hpp"
@@ -127,6 +130,56 @@ row run_plan(const workload& w, decoder_kind kind, const char* input, int thread
   r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
   r.ber =
       bit_error_rate(bits, std::vector<std::uint8_t>(w.info.begin(), w.info.begin() + bits.size()));
+  return r;
+}
+
+// The fast decoder's add-compare-select alone, over tables made beforehand (two frames at a time
+// where the kernel does that): the part of the work the VOLK kernel does, for a like-for-like row.
+row run_fast_acs_only(const workload& w, int reps) {
+  const detail::fast_trellis trellis(w.code);
+  const std::size_t stages = w.N + static_cast<std::size_t>(w.code.memory());
+  const std::size_t paired = detail::two_frame_row(trellis.layout()),
+                    entries = trellis.table_entries();
+  const std::size_t frames = w.frames - w.frames % 2;
+  std::vector<std::int16_t> tables(frames / 2 * stages * paired);
+  std::vector<std::int8_t> pairs(2 * stages);
+  for (std::size_t f = 0; f < frames; ++f) {
+    std::copy_n(w.q.begin() + static_cast<std::ptrdiff_t>(f * w.coded_bits), 2 * stages,
+                pairs.begin());
+    const std::size_t pair = f / 2;
+    if (trellis.two_frames())
+      trellis.branch_tables(pairs.data(), stages,
+                            tables.data() + pair * stages * paired + (f % 2) * entries, paired);
+    else
+      trellis.branch_tables(pairs.data(), stages, tables.data() + f * stages * entries, entries);
+  }
+  std::vector<std::uint8_t> rows0(stages * trellis.row_bytes() + 8), rows1(rows0.size());
+  std::vector<std::int16_t> metric0(w.code.states()), metric1(w.code.states());
+  row r;
+  r.seconds = median_seconds(reps, [&] {
+    for (std::size_t p = 0; p < frames / 2; ++p) {
+      trellis.start_metrics(false, metric0.data());
+      trellis.start_metrics(false, metric1.data());
+      if (trellis.two_frames()) {
+        std::int16_t* const metric[2] = {metric0.data(), metric1.data()};
+        std::uint8_t* const rows[2] = {rows0.data(), rows1.data()};
+        trellis.forward_two(metric, tables.data() + p * stages * paired, stages, rows);
+      } else {
+        trellis.forward(metric0.data(), tables.data() + 2 * p * stages * entries, stages,
+                        rows0.data());
+        trellis.forward(metric1.data(), tables.data() + (2 * p + 1) * stages * entries, stages,
+                        rows1.data());
+      }
+    }
+  });
+  r.K = w.code.K();
+  r.rate = w.pattern.rate_string();
+  r.decoder = "fast, ACS only";
+  r.input = "int8";
+  r.frames = frames;
+  r.bits_per_call = frames * w.N;
+  r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
+  r.ber = -1;  // no traceback, no decisions
   return r;
 }
 
@@ -235,9 +288,12 @@ int main(int argc, char** argv) {
           rows.push_back(run_plan(w, decoder_kind::fast, "int8", threads, reps, fast_frames));
           if (all_threads == 1) break;
         }
+        if (K == 7 && std::string(rate) == "1/2") {
+          rows.push_back(run_fast_acs_only(w, reps));
 #ifdef GPUFEC_HAVE_VOLK
-        if (K == 7 && std::string(rate) == "1/2") rows.push_back(run_volk(w, reps));
+          rows.push_back(run_volk(w, reps));
 #endif
+        }
       }
 
     const auto target = detail::acs_shape(7).target;
@@ -250,7 +306,10 @@ int main(int argc, char** argv) {
     for (const auto& r : rows) {
       std::ostringstream mbps, ber;
       mbps << std::fixed << std::setprecision(r.mbps < 10 ? 2 : 1) << r.mbps;
-      ber << std::scientific << std::setprecision(2) << r.ber;
+      if (r.ber >= 0)
+        ber << std::scientific << std::setprecision(2) << r.ber;
+      else
+        ber << "-";
       std::cout << std::left << std::setw(3) << r.K << std::setw(5) << r.rate << std::setw(38)
                 << r.decoder << std::setw(11) << r.input << std::setw(8) << r.threads << std::right
                 << std::setw(10) << mbps.str() << std::setw(12) << ber.str() << "\n";
