@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 
 #include "conv/fast_decoder.hpp"
 #include "conv/llr_input.hpp"
@@ -34,9 +35,13 @@ class stream_engine {
     }
     rows_.resize(ring_ * row_size_ + 8);
     bits_.resize(ring_);
-    for (int p = 0; p < pattern_.period(); ++p) {
+    for (int p = 0, k = 0; p < pattern_.period(); ++p) {
       int sent = 0;
-      for (int b = 0; b < code_.beta(); ++b) sent += pattern_.sends(b, static_cast<std::size_t>(p));
+      for (int b = 0; b < code_.beta(); ++b) {
+        const bool sends = pattern_.sends(b, static_cast<std::size_t>(p));
+        sent += sends;
+        gather_.push_back(sends ? k++ : -1);
+      }
       sent_in_column_.push_back(sent);
     }
     reset();
@@ -72,6 +77,31 @@ class stream_engine {
     filled_ = 0;
     if (++phase_ == pattern_.period()) phase_ = 0;
     if (pending_ == block_) flush(decided);
+  }
+
+  // Many int8 values: whole periods go straight into the pending stages through the period's
+  // gather table; a partial period at either end goes value by value.
+  void add_many(const std::int8_t* values, std::size_t n, std::vector<std::uint8_t>& decided) {
+    const auto P = static_cast<std::size_t>(pattern_.period());
+    const auto per_period = static_cast<std::size_t>(pattern_.sent_per_period());
+    const auto beta = static_cast<std::size_t>(code_.beta());
+    while (n) {
+      const std::size_t room = (block_ - pending_) / P;
+      const std::size_t periods = std::min(n / per_period, room);
+      if (!trellis_ || filled_ != 0 || phase_ != 0 || periods == 0) {
+        add(*values++, decided);
+        --n;
+        if (room == 0 && filled_ == 0 && phase_ == 0) flush(decided);
+        continue;
+      }
+      std::int8_t* out = stage_q_.data() + pending_ * beta;
+      for (std::size_t k = 0; k < periods; ++k, values += per_period, out += P * beta)
+        for (std::size_t j = 0; j < P * beta; ++j)
+          out[j] = gather_[j] < 0 ? std::int8_t{0} : values[gather_[j]];
+      pending_ += periods * P;
+      n -= periods * per_period;
+      if (block_ - pending_ < P) flush(decided);
+    }
   }
 
   bool inside_stage() const { return filled_ != 0; }
@@ -163,6 +193,7 @@ class stream_engine {
   std::vector<double> metric_, next_, stage_llr_;
   std::vector<std::uint8_t> rows_, bits_;
   std::vector<int> sent_in_column_;
+  std::vector<int> gather_;  // [p][b] of a period: index among its sent values, or -1
   std::uint64_t stages_ = 0, decided_ = 0;  // stages forwarded; bits released
   std::size_t pending_ = 0;                 // stages assembled, not yet forwarded
   int phase_ = 0, filled_ = 0;
@@ -221,7 +252,11 @@ template <class T>
 void stream_decoder::feed(std::span<const T> values, std::vector<std::uint8_t>& decided) {
   require(!finished_, "this stream has finished; reset() starts a new one");
   values_ += values.size();
-  for (const T v : values) engine_->add(v, decided);
+  if constexpr (std::is_same_v<T, std::int8_t>) {
+    engine_->add_many(values.data(), values.size(), decided);
+  } else {
+    for (const T v : values) engine_->add(v, decided);
+  }
   engine_->flush(decided);
 }
 
@@ -232,7 +267,7 @@ void stream_decoder::feed_float(std::span<const float> llrs, std::vector<std::ui
     for (std::size_t start = 0; start < llrs.size(); start += quantized_.size()) {
       const std::size_t n = std::min(quantized_.size(), llrs.size() - start);
       detail::quantize_llrs(llrs.data() + start, n, scale_, quantized_.data());
-      for (std::size_t i = 0; i < n; ++i) engine_->add(quantized_[i], decided);
+      engine_->add_many(quantized_.data(), n, decided);
     }
   }
 }
