@@ -43,6 +43,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "conv/acs-inl.h"
 #include "conv/fast_kernel.hpp"
 
 HWY_BEFORE_NAMESPACE();
@@ -57,69 +58,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 // vectors would need a cross-block interleave Highway 1.0 lacks, and K = 7 fills 16 lanes).
 template <int kLogButterflies>
 using acs_tag = hn::CappedTag<std::int16_t, (kLogButterflies <= 4 ? (1 << kLogButterflies) : 16)>;
-
-// The stage's table in every 64-bit (4 entries) or 128-bit (8 entries) unit of a vector, so the
-// byte shuffle (which works within 128-bit blocks) finds it from every lane.
-template <std::size_t kEntries, class D>
-HWY_INLINE auto load_table(D d, const std::int16_t* table) {
-  if constexpr (kEntries == 4) {
-    std::uint64_t word;
-    std::memcpy(&word, table, sizeof word);
-    if constexpr (hn::MaxLanes(d) < 8)  // narrower than a block: look up from a full one
-      return hn::Set(hn::Full128<std::uint64_t>(), word);
-    else
-      return hn::BitCast(d, hn::Set(hn::Repartition<std::uint64_t, D>(), word));
-  } else if constexpr (hn::MaxLanes(d) <= 8) {
-    (void)d;
-    return hn::LoadU(hn::Full128<std::int16_t>(), table);
-  } else {
-    return hn::LoadDup128(d, table);
-  }
-}
-
-// Lane i of the result is the int16 table entry whose two byte indices lane i of `byte_index`
-// holds.
-template <class D, class T>
-HWY_INLINE hn::Vec<D> lookup(D d, T table, hn::Vec<D> byte_index) {
-  const hn::Repartition<std::uint8_t, D> d8;
-  return hn::BitCast(d, hn::TableLookupBytes(table, hn::BitCast(d8, byte_index)));
-}
-
-// One vector of butterflies: lane p of `a` and `b` holds states x and x + S/2, which lead to 2x
-// (returned in `lo`) and 2x + 1 (`hi`). The result's byte mask holds lane p's two decisions in
-// bytes 2p (lo) and 2p + 1 (hi): 1 when the predecessor x + S/2 was strictly better.
-template <bool kSymmetric, class D, class T>
-HWY_INLINE hn::Mask<hn::Repartition<std::uint8_t, D>> butterflies(
-    D d, const T& table, const hn::Vec<D>* index, const hn::Vec<D>* sign, std::size_t vectors,
-    std::size_t v, hn::Vec<D> a, hn::Vec<D> b, hn::Vec<D>& lo, hn::Vec<D>& hi) {
-  using V = hn::Vec<D>;
-  const hn::Repartition<std::uint8_t, D> d8;
-  V a0, b0, a1, b1;
-  if constexpr (kSymmetric) {
-    (void)sign;
-    (void)vectors;
-    const V m = lookup(d, table, index[v]);
-    a0 = hn::Add(a, m);
-    b0 = hn::Sub(b, m);
-    a1 = hn::Sub(a, m);
-    b1 = hn::Add(b, m);
-  } else {
-    V delta[4];
-    for (std::size_t k = 0; k < 4; ++k) {
-      const V s = sign[k * vectors + v];
-      delta[k] = hn::Sub(hn::Xor(lookup(d, table, index[k * vectors + v]), s), s);
-    }
-    a0 = hn::Add(a, delta[0]);
-    b0 = hn::Add(b, delta[1]);
-    a1 = hn::Add(a, delta[2]);
-    b1 = hn::Add(b, delta[3]);
-  }
-  lo = hn::Max(a0, b0);
-  hi = hn::Max(a1, b1);
-  const auto decided_lo = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a0, b0)));
-  const auto decided_hi = hn::BitCast(d8, hn::VecFromMask(d, hn::Lt(a1, b1)));
-  return hn::MaskFromVec(hn::OddEven(decided_hi, decided_lo));
-}
 
 template <int kLogButterflies, branch_layout kLayout>
 void acs_stages(const acs_call& c) {
@@ -200,93 +138,6 @@ void acs_for_K(const acs_call& c) {
     case 9:
       return acs_stages<7, kLayout>(c);
   }
-}
-
-// Two frames at once, one per 128-bit block of a 256-bit vector (AVX2, AVX-512): the in-block
-// interleave is then the whole interleave of each frame's states, so no cross-block step is
-// needed, and frames of 8 butterflies (K = 5) fill a whole vector. Each frame keeps its natural
-// state order in its block; survivor bits split the same way (16 bits per frame per vector).
-// A stage's table row is 16 bytes [frame 0 | frame 1] of pair tables, broadcast to both blocks
-// (the high block's byte indices are 8 higher), or 32 bytes of 8-entry tables, one per block.
-template <int kLogButterflies, branch_layout kLayout>
-void acs_stages_dual(const acs_dual_call& c) {
-  const hn::CappedTag<std::int16_t, 16> d;
-  if constexpr (hn::MaxLanes(d) != 16 || kLogButterflies < 3) {
-    (void)c;
-    throw std::logic_error("conv: no two-frame ACS kernel for this target or K");
-  } else {
-    constexpr bool kSymmetric = kLayout != branch_layout::half;
-    constexpr bool kPair = kLayout == branch_layout::pair;
-    constexpr std::size_t kRow = kPair ? 8 : 16;  // int16 per stage
-    const hn::Half<decltype(d)> dh;
-    const hn::Repartition<std::uint8_t, decltype(d)> d8;
-    using V = hn::Vec<decltype(d)>;
-    constexpr std::size_t kButterflies = std::size_t{1} << kLogButterflies;  // per frame
-    constexpr std::size_t kVectors = kButterflies / 8;
-    constexpr std::size_t kKinds = kSymmetric ? 1 : 4;
-
-    V metric[2 * kVectors];
-    for (std::size_t i = 0; i < 2 * kVectors; ++i)
-      metric[i] = hn::Combine(d, hn::LoadU(dh, c.path_metric[1] + 8 * i),
-                              hn::LoadU(dh, c.path_metric[0] + 8 * i));
-    V index[kKinds * kVectors];
-    V sign[kKinds * kVectors];
-    // Pair rows hold both frames' tables in every block: the high block reads 8 bytes further.
-    const V high_block =
-        hn::Combine(d, hn::Set(dh, std::int16_t{kPair ? 0x0808 : 0}), hn::Zero(dh));
-    for (std::size_t k = 0; k < kKinds; ++k)
-      for (std::size_t v = 0; v < kVectors; ++v) {
-        index[k * kVectors + v] =
-            hn::Add(hn::LoadDup128(d, c.lane_index + k * kButterflies + v * 8), high_block);
-        sign[k * kVectors + v] =
-            kSymmetric ? hn::Zero(d) : hn::LoadDup128(d, c.lane_sign + k * kButterflies + v * 8);
-      }
-    // Each frame's state 0 sits in lane 0 of its block.
-    const auto renormalize = [&] {
-      const V reference = hn::Broadcast<0>(metric[0]);
-      for (std::size_t i = 0; i < 2 * kVectors; ++i) metric[i] = hn::Sub(metric[i], reference);
-    };
-
-    const std::size_t stages = c.stages, row_bytes = c.row_bytes;
-    const std::int16_t* tables = c.branch_table;
-    std::uint8_t* row0 = c.survivor_rows[0];
-    std::uint8_t* row1 = c.survivor_rows[1];
-    for (std::size_t t = 0; t < stages; ++t, tables += kRow, row0 += row_bytes, row1 += row_bytes) {
-      const V table = kPair ? hn::LoadDup128(d, tables) : hn::LoadU(d, tables);
-      V next[2 * kVectors];
-      for (std::size_t v = 0; v < kVectors; ++v) {
-        V lo, hi;
-        const auto decided = butterflies<kSymmetric>(d, table, index, sign, kVectors, v, metric[v],
-                                                     metric[kVectors + v], lo, hi);
-        std::uint8_t bits[8];
-        hn::StoreMaskBits(d8, decided, bits);
-        std::memcpy(row0 + 2 * v, bits, 2);
-        std::memcpy(row1 + 2 * v, bits + 2, 2);
-        next[2 * v] = hn::InterleaveLower(d, lo, hi);
-        next[2 * v + 1] = hn::InterleaveUpper(d, lo, hi);
-      }
-      for (std::size_t i = 0; i < 2 * kVectors; ++i) metric[i] = next[i];
-      if (t % renormalize_every == renormalize_every - 1) renormalize();
-    }
-    renormalize();
-    for (std::size_t i = 0; i < 2 * kVectors; ++i) {
-      hn::StoreU(hn::LowerHalf(dh, metric[i]), dh, c.path_metric[0] + 8 * i);
-      hn::StoreU(hn::UpperHalf(dh, metric[i]), dh, c.path_metric[1] + 8 * i);
-    }
-  }
-}
-
-template <branch_layout kLayout>
-void acs_dual_for_K(const acs_dual_call& c) {
-  switch (c.K) {
-    case 5:
-      return acs_stages_dual<3, kLayout>(c);
-    case 6:
-      return acs_stages_dual<4, kLayout>(c);
-    case 7:
-      return acs_stages_dual<5, kLayout>(c);
-  }
-  throw std::logic_error("conv: the two-frame ACS kernel is built for K = 5..7");
 }
 
 // Four stages per 128-bit step: x = (l0, l1) pairs widened to int16; swapping each pair's halves
@@ -390,22 +241,6 @@ void RunAcs(const acs_call& c) {
 #endif
 }
 
-void RunAcsDual(const acs_dual_call& c) {
-#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
-  switch (c.layout) {
-    case branch_layout::pair:
-      return acs_dual_for_K<branch_layout::pair>(c);
-    case branch_layout::full:
-      return acs_dual_for_K<branch_layout::full>(c);
-    case branch_layout::half:
-      return acs_dual_for_K<branch_layout::half>(c);
-  }
-#else
-  (void)c;
-  throw std::logic_error("conv: no two-frame ACS kernel on this SIMD target");
-#endif
-}
-
 void PairTables(const std::int8_t* pairs, std::size_t stages, std::int16_t* tables,
                 std::size_t stride) {
 #if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
@@ -495,7 +330,6 @@ namespace gpufec::conv::detail {
 
 HWY_EXPORT(AcsShape);
 HWY_EXPORT(RunAcs);
-HWY_EXPORT(RunAcsDual);
 HWY_EXPORT(QuantizeLlrs);
 HWY_EXPORT(PairTables);
 HWY_EXPORT(ScanLlrs);
@@ -505,9 +339,6 @@ simd_shape acs_shape(int K) {
 }
 void run_acs(const acs_call& call) {
   HWY_DYNAMIC_DISPATCH(RunAcs)(call);
-}
-void run_acs_two_frames(const acs_dual_call& call) {
-  HWY_DYNAMIC_DISPATCH(RunAcsDual)(call);
 }
 void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t* tables,
                  std::size_t stride) {
