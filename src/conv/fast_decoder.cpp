@@ -77,7 +77,8 @@ std::string fast_trellis::describe() const {
                        : layout_ == branch_layout::full ? "symmetric butterflies, 8-entry tables"
                                                         : "general butterflies, half tables";
   return cat(shape_.target, ": int16 path metrics, ", lanes, " lanes x ", half / lanes,
-             " butterfly vector", half / lanes > 1 ? "s" : "", ", ", layout);
+             " butterfly vector", half / lanes > 1 ? "s" : "", ", ", layout,
+             shape_.two_frames ? ", two frames per vector" : "");
 }
 
 void fast_trellis::branch_tables(const std::int8_t* llr, std::size_t stages, std::int16_t* tables,

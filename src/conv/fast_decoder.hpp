@@ -30,7 +30,8 @@ class fast_trellis {
   std::size_t row_bytes() const { return row_bytes_; }
   // The path metric of states a known start excludes (see the bound in fast_decoder.cpp).
   std::int16_t excluded_metric() const { return excluded_; }
-  // "AVX2: 16 int16 lanes x 2 butterfly vectors, symmetric butterflies".
+  // "AVX2: int16 path metrics, 16 lanes x 2 butterfly vectors, symmetric butterflies, rate-1/2
+  // pair tables, two frames per vector".
   std::string describe() const;
 
   // The branch-metric tables of `stages` stages from their depunctured LLRs (beta per stage),
@@ -45,8 +46,8 @@ class fast_trellis {
   // input bits of stages [first, first + count) to bits[0, count). Returns the start state.
   unsigned traceback(const std::uint8_t* rows, std::size_t stages, unsigned state,
                      std::size_t first, std::size_t count, std::uint8_t* bits) const;
-  // The same for two frames at once (two independent walks interleaved: twice the work in about
-  // the time of one, since a walk waits on its own previous step).
+  // The same for two frames, their walks interleaved in one loop so that their step latencies
+  // overlap (K = 7: about 1.1 ns per stage and frame, against 1.0-1.4 for one walk alone).
   void traceback_two(const std::uint8_t* const rows[2], std::size_t stages, const unsigned state[2],
                      std::size_t first, std::size_t count, std::uint8_t* const bits[2]) const;
   // Runs the kernel over `stages` tables from `metric`, writing survivor rows.
