@@ -7,7 +7,9 @@
 //
 // Method: zero-tail frames of N information bits (default 8192) over BPSK/AWGN at Eb/N0 = 4 dB;
 // each decode call is timed whole (wall clock: input conversion, ACS, traceback) after one warm-up
-// call, and the median of the repetitions is reported. Mb/s counts information bits. The bit
+// call, and the median of the repetitions is reported. The decoders of one code and rate are
+// timed round-robin (one call each per round), so a clock that drifts during the run shifts them
+// alike and their ratios hold. Mb/s counts information bits. The bit
 // error rate of each row is printed as a sanity check (all decoders should agree closely).
 // VOLK's kernel runs the add-compare-select only (its users trace back separately), on 8-bit
 // soft symbols 128 - 8 L clamped to 0..255, one frame after another on one thread; its row is
@@ -21,8 +23,10 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -85,102 +89,135 @@ workload make_workload(const conv_code& code, const puncture_pattern& pattern, s
   return w;
 }
 
-// Median wall time of `reps` calls after one warm-up call.
-template <class Fn>
-double median_seconds(int reps, Fn&& call) {
-  call();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto start = clock_type::now();
-    call();
-    t.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 double bit_error_rate(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
   std::size_t errors = 0;
   for (std::size_t i = 0; i < a.size(); ++i) errors += a[i] != b[i];
   return static_cast<double>(errors) / static_cast<double>(a.size());
 }
 
-row run_plan(const workload& w, decoder_kind kind, const char* input, int threads, int reps,
+// One row's measurement: `call` decodes the row's frames once; `ber` reads the result afterwards
+// (empty when the row makes no decisions). `state` keeps the plan and buffers alive.
+struct job {
+  row r;
+  std::function<void()> call;
+  std::function<double()> ber;
+  std::shared_ptr<void> state;
+};
+
+// Times the jobs of one workload round-robin: a warm-up call each, then `reps` rounds of one
+// call each, and the median per job. Interleaving keeps a clock that drifts during the run from
+// favouring one decoder over another in the same group.
+void measure(std::vector<job>& jobs, int reps, std::vector<row>& rows) {
+  for (auto& j : jobs) j.call();
+  std::vector<std::vector<double>> t(jobs.size());
+  for (int round = 0; round < reps; ++round)
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      const auto start = clock_type::now();
+      jobs[k].call();
+      t[k].push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+    }
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    std::sort(t[k].begin(), t[k].end());
+    row r = jobs[k].r;
+    r.seconds = t[k][t[k].size() / 2];
+    r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
+    r.ber = jobs[k].ber ? jobs[k].ber() : -1;
+    rows.push_back(r);
+  }
+}
+
+job plan_job(const workload& w, decoder_kind kind, const char* input, int threads,
              std::size_t frames) {
+  struct state {
+    decoder_plan plan;
+    std::vector<std::uint8_t> bits;
+  };
   decoder_options options;
   options.decoder = kind;
   options.threads = threads;
-  decoder_plan plan(w.code, w.pattern, w.N, termination::zero_tail, options, backend::cpu, frames);
-  std::vector<std::uint8_t> bits(frames * w.N);
-  const auto out = batch_span<std::uint8_t>::uniform(bits.data(), frames, w.N);
-  row r;
-  r.seconds = median_seconds(reps, [&] {
-    if (std::strcmp(input, "int8") == 0)
-      plan.decode(batch_view<std::int8_t>::uniform(w.q.data(), frames, w.coded_bits), out);
+  auto st = std::make_shared<state>(state{
+      decoder_plan(w.code, w.pattern, w.N, termination::zero_tail, options, backend::cpu, frames),
+      std::vector<std::uint8_t>(frames * w.N)});
+  job j;
+  j.r.K = w.code.K();
+  j.r.rate = w.pattern.rate_string();
+  j.r.decoder = std::string(name_of(kind));
+  j.r.input = input;
+  j.r.threads = threads;
+  j.r.frames = frames;
+  j.r.bits_per_call = frames * w.N;
+  const bool int8 = std::strcmp(input, "int8") == 0;
+  j.call = [&w, st, frames, int8] {
+    const auto out = batch_span<std::uint8_t>::uniform(st->bits.data(), frames, w.N);
+    if (int8)
+      st->plan.decode(batch_view<std::int8_t>::uniform(w.q.data(), frames, w.coded_bits), out);
     else
-      plan.decode(batch_view<float>::uniform(w.llr.data(), frames, w.coded_bits), out);
-  });
-  r.K = w.code.K();
-  r.rate = w.pattern.rate_string();
-  r.decoder = std::string(name_of(kind));
-  r.input = input;
-  r.threads = threads;
-  r.frames = frames;
-  r.bits_per_call = frames * w.N;
-  r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
-  r.ber =
-      bit_error_rate(bits, std::vector<std::uint8_t>(w.info.begin(), w.info.begin() + bits.size()));
-  return r;
+      st->plan.decode(batch_view<float>::uniform(w.llr.data(), frames, w.coded_bits), out);
+  };
+  j.ber = [&w, st] {
+    return bit_error_rate(
+        st->bits, std::vector<std::uint8_t>(w.info.begin(), w.info.begin() + st->bits.size()));
+  };
+  j.state = st;
+  return j;
 }
 
 // The fast decoder's add-compare-select alone, over tables made beforehand (two frames at a time
 // where the kernel does that): the part of the work the VOLK kernel does, for a like-for-like row.
-row run_fast_acs_only(const workload& w, int reps) {
-  const detail::fast_trellis trellis(w.code);
+job fast_acs_only_job(const workload& w) {
+  struct state {
+    detail::fast_trellis trellis;
+    std::vector<std::int16_t> tables, metric0, metric1;
+    std::vector<std::uint8_t> rows0, rows1;
+  };
+  auto st = std::make_shared<state>(state{detail::fast_trellis(w.code), {}, {}, {}, {}, {}});
+  const detail::fast_trellis& trellis = st->trellis;
   const std::size_t stages = w.N + static_cast<std::size_t>(w.code.memory());
-  const std::size_t paired = detail::two_frame_row(trellis.layout()),
-                    entries = trellis.table_entries();
-  const std::size_t frames = w.frames - w.frames % 2;
-  std::vector<std::int16_t> tables(frames / 2 * stages * paired);
+  const std::size_t paired = detail::two_frame_row(trellis.layout());
+  const std::size_t entries = trellis.table_entries(), frames = w.frames - w.frames % 2;
+  st->tables.resize(frames / 2 * stages * paired);
   std::vector<std::int8_t> pairs(2 * stages);
   for (std::size_t f = 0; f < frames; ++f) {
     std::copy_n(w.q.begin() + static_cast<std::ptrdiff_t>(f * w.coded_bits), 2 * stages,
                 pairs.begin());
-    const std::size_t pair = f / 2;
     if (trellis.two_frames())
       trellis.branch_tables(pairs.data(), stages,
-                            tables.data() + pair * stages * paired + (f % 2) * entries, paired);
+                            st->tables.data() + f / 2 * stages * paired + (f % 2) * entries,
+                            paired);
     else
-      trellis.branch_tables(pairs.data(), stages, tables.data() + f * stages * entries, entries);
+      trellis.branch_tables(pairs.data(), stages, st->tables.data() + f * stages * entries,
+                            entries);
   }
-  std::vector<std::uint8_t> rows0(stages * trellis.row_bytes() + 8), rows1(rows0.size());
-  std::vector<std::int16_t> metric0(w.code.states()), metric1(w.code.states());
-  row r;
-  r.seconds = median_seconds(reps, [&] {
+  st->rows0.resize(stages * trellis.row_bytes() + 8);
+  st->rows1.resize(st->rows0.size());
+  st->metric0.resize(w.code.states());
+  st->metric1.resize(w.code.states());
+  job j;
+  j.r.K = w.code.K();
+  j.r.rate = w.pattern.rate_string();
+  j.r.decoder = "fast, ACS only";
+  j.r.input = "int8";
+  j.r.frames = frames;
+  j.r.bits_per_call = frames * w.N;
+  j.call = [st, frames, stages, paired, entries] {
+    const detail::fast_trellis& tr = st->trellis;
     for (std::size_t p = 0; p < frames / 2; ++p) {
-      trellis.start_metrics(false, metric0.data());
-      trellis.start_metrics(false, metric1.data());
-      if (trellis.two_frames()) {
-        std::int16_t* const metric[2] = {metric0.data(), metric1.data()};
-        std::uint8_t* const rows[2] = {rows0.data(), rows1.data()};
-        trellis.forward_two(metric, tables.data() + p * stages * paired, stages, rows);
+      tr.start_metrics(false, st->metric0.data());
+      tr.start_metrics(false, st->metric1.data());
+      if (tr.two_frames()) {
+        std::int16_t* const metric[2] = {st->metric0.data(), st->metric1.data()};
+        std::uint8_t* const rows[2] = {st->rows0.data(), st->rows1.data()};
+        tr.forward_two(metric, st->tables.data() + p * stages * paired, stages, rows);
       } else {
-        trellis.forward(metric0.data(), tables.data() + 2 * p * stages * entries, stages,
-                        rows0.data());
-        trellis.forward(metric1.data(), tables.data() + (2 * p + 1) * stages * entries, stages,
-                        rows1.data());
+        tr.forward(st->metric0.data(), st->tables.data() + 2 * p * stages * entries, stages,
+                   st->rows0.data());
+        tr.forward(st->metric1.data(), st->tables.data() + (2 * p + 1) * stages * entries, stages,
+                   st->rows1.data());
       }
     }
-  });
-  r.K = w.code.K();
-  r.rate = w.pattern.rate_string();
-  r.decoder = "fast, ACS only";
-  r.input = "int8";
-  r.frames = frames;
-  r.bits_per_call = frames * w.N;
-  r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
-  r.ber = -1;  // no traceback, no decisions
-  return r;
+  };
+  j.state = st;
+  return j;
 }
 
 #ifdef GPUFEC_HAVE_VOLK
@@ -189,57 +226,67 @@ row run_fast_acs_only(const workload& w, int reps) {
 // table, with our polynomials bit-reversed as libfec writes them); soft symbols are 0 for a sure 0
 // and 255 for a sure 1. Decisions land as bit j of a 64-bit word per stage (state j), which our
 // traceback rule reads the same way.
-row run_volk(const workload& w, int reps) {
-  const unsigned S = 64;
+job volk_job(const workload& w) {
+  constexpr unsigned S = 64;
   const std::size_t stages = w.N + 6, frames = w.frames;
+  struct state {
+    unsigned char *branchtab = nullptr, *X = nullptr, *Y = nullptr, *dec = nullptr;
+    std::vector<unsigned char> syms;
+    std::vector<std::vector<std::uint64_t>> decisions;
+    ~state() {
+      volk_free(branchtab);
+      volk_free(X);
+      volk_free(Y);
+      volk_free(dec);
+    }
+  };
+  auto st = std::make_shared<state>();
   const std::size_t alignment = volk_get_alignment();
-  auto* branchtab = static_cast<unsigned char*>(volk_malloc(2 * S / 2, alignment));
+  st->branchtab = static_cast<unsigned char*>(volk_malloc(S, alignment));
   for (unsigned i = 0; i < S / 2; ++i)
-    for (unsigned j = 0; j < 2; ++j)
-      branchtab[j * S / 2 + i] = static_cast<unsigned char>(w.code.label(i, 0) >> j & 1u ? 255 : 0);
-  auto* X = static_cast<unsigned char*>(volk_malloc(S, alignment));
-  auto* Y = static_cast<unsigned char*>(volk_malloc(S, alignment));
-  auto* dec = static_cast<unsigned char*>(volk_malloc(stages * 8 + 64, alignment));
-  std::vector<unsigned char> syms(frames * 2 * stages);
-  for (std::size_t i = 0; i < syms.size(); ++i) {
-    const double v = 128.0 - 8.0 * w.llr[i];
-    syms[i] = static_cast<unsigned char>(std::clamp(std::lround(v), 0L, 255L));
-  }
-  std::vector<std::vector<std::uint64_t>> decisions(frames, std::vector<std::uint64_t>(stages));
-  row r;
-  r.seconds = median_seconds(reps, [&] {
+    for (unsigned b = 0; b < 2; ++b)
+      st->branchtab[b * S / 2 + i] =
+          static_cast<unsigned char>((w.code.label(i, 0) >> b) & 1u ? 255 : 0);
+  st->X = static_cast<unsigned char*>(volk_malloc(S, alignment));
+  st->Y = static_cast<unsigned char*>(volk_malloc(S, alignment));
+  st->dec = static_cast<unsigned char*>(volk_malloc(stages * 8 + 64, alignment));
+  st->syms.resize(frames * 2 * stages);
+  for (std::size_t i = 0; i < st->syms.size(); ++i)
+    st->syms[i] =
+        static_cast<unsigned char>(std::clamp(std::lround(128.0 - 8.0 * w.llr[i]), 0L, 255L));
+  st->decisions.assign(frames, std::vector<std::uint64_t>(stages));
+  job j;
+  j.r.K = 7;
+  j.r.rate = "1/2";
+  j.r.decoder = "volk_8u_x4_conv_k7_r2_8u (ACS only)";
+  j.r.input = "uint8 soft";
+  j.r.frames = frames;
+  j.r.bits_per_call = frames * w.N;
+  j.call = [st, frames, stages] {
     for (std::size_t f = 0; f < frames; ++f) {
-      std::memset(X, 63, S);
-      X[0] = 0;
-      std::memset(dec, 0, stages * 8);
-      volk_8u_x4_conv_k7_r2_8u(Y, X, syms.data() + f * 2 * stages, dec,
-                               static_cast<unsigned>(stages), 0, branchtab);
-      std::memcpy(decisions[f].data(), dec, stages * 8);
+      std::memset(st->X, 63, S);
+      st->X[0] = 0;
+      std::memset(st->dec, 0, stages * 8);
+      volk_8u_x4_conv_k7_r2_8u(st->Y, st->X, st->syms.data() + f * 2 * stages, st->dec,
+                               static_cast<unsigned>(stages), 0, st->branchtab);
+      std::memcpy(st->decisions[f].data(), st->dec, stages * 8);
     }
-  });
+  };
   // Traceback (untimed) from state 0 for the BER column.
-  std::vector<std::uint8_t> bits(frames * w.N);
-  for (std::size_t f = 0; f < frames; ++f) {
-    unsigned state = 0;
-    for (std::size_t t = stages; t-- > 0;) {
-      const unsigned d = static_cast<unsigned>(decisions[f][t] >> state) & 1u;
-      if (t < w.N) bits[f * w.N + t] = static_cast<std::uint8_t>(state & 1u);
-      state = (state >> 1) | (d << 5);
+  j.ber = [&w, st, frames, stages] {
+    std::vector<std::uint8_t> bits(frames * w.N);
+    for (std::size_t f = 0; f < frames; ++f) {
+      unsigned state = 0;
+      for (std::size_t t = stages; t-- > 0;) {
+        const unsigned d = static_cast<unsigned>(st->decisions[f][t] >> state) & 1u;
+        if (t < w.N) bits[f * w.N + t] = static_cast<std::uint8_t>(state & 1u);
+        state = (state >> 1) | (d << 5);
+      }
     }
-  }
-  volk_free(branchtab);
-  volk_free(X);
-  volk_free(Y);
-  volk_free(dec);
-  r.K = 7;
-  r.rate = "1/2";
-  r.decoder = "volk_8u_x4_conv_k7_r2_8u (ACS only)";
-  r.input = "uint8 soft";
-  r.frames = frames;
-  r.bits_per_call = frames * w.N;
-  r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
-  r.ber = bit_error_rate(bits, w.info);
-  return r;
+    return bit_error_rate(bits, w.info);
+  };
+  j.state = st;
+  return j;
 }
 #endif
 
@@ -281,19 +328,21 @@ int main(int argc, char** argv) {
       for (const char* rate : {"1/2", "3/4"}) {
         const auto pattern = puncture_pattern::standard(rate, 2);
         const workload w = make_workload(code, pattern, frame_bits, fast_frames);
+        std::vector<job> jobs;
         for (int threads : {1, all_threads}) {
-          rows.push_back(run_plan(w, decoder_kind::reference, "float", threads, reps,
+          jobs.push_back(plan_job(w, decoder_kind::reference, "float", threads,
                                   std::min<std::size_t>(reference_frames * threads, fast_frames)));
-          rows.push_back(run_plan(w, decoder_kind::fast, "float", threads, reps, fast_frames));
-          rows.push_back(run_plan(w, decoder_kind::fast, "int8", threads, reps, fast_frames));
+          jobs.push_back(plan_job(w, decoder_kind::fast, "float", threads, fast_frames));
+          jobs.push_back(plan_job(w, decoder_kind::fast, "int8", threads, fast_frames));
           if (all_threads == 1) break;
         }
         if (K == 7 && std::string(rate) == "1/2") {
-          rows.push_back(run_fast_acs_only(w, reps));
+          jobs.push_back(fast_acs_only_job(w));
 #ifdef GPUFEC_HAVE_VOLK
-          rows.push_back(run_volk(w, reps));
+          jobs.push_back(volk_job(w));
 #endif
         }
+        measure(jobs, reps, rows);
       }
 
     const auto target = detail::acs_shape(7).target;
