@@ -56,7 +56,8 @@ void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& dec
   std::size_t failed_frame = frames;
   std::string message;
   const auto groups = static_cast<std::ptrdiff_t>((frames + group - 1) / group);
-#pragma omp parallel for num_threads(threads) schedule(static)
+// A single group runs on the calling thread: no team to start or wait for.
+#pragma omp parallel for num_threads(threads) schedule(static) if (groups > 1)
   for (std::ptrdiff_t g = 0; g < groups; ++g) {
     const std::size_t first = static_cast<std::size_t>(g) * group;
     try {

@@ -105,7 +105,7 @@ void encoder::encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> cod
   require(coded.frames() == info.frames(), "encode: ", info.frames(), " frames in but room for ",
           coded.frames());
   const auto frames = static_cast<std::ptrdiff_t>(info.frames());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (frames > 1)
   for (std::ptrdiff_t f = 0; f < frames; ++f)
     encode(info.frame(static_cast<std::size_t>(f)), coded.frame(static_cast<std::size_t>(f)));
 }
