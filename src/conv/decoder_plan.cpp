@@ -81,15 +81,9 @@ void for_each_frame(std::size_t frames, int threads, Fn&& decode_frame) {
                  [&](std::size_t f, std::size_t, int thread) { decode_frame(f, thread); });
 }
 
-// Decodes `count` (1 or 2) frames from their int8 LLRs, two at once when the kernel can.
-void decode_fast(const fast_frame_decoder& fast, std::span<const std::int8_t> received0,
-                 std::span<const std::int8_t> received1, batch_span<std::uint8_t> bits,
-                 std::size_t first, std::size_t count, fast_scratch& scratch) {
-  if (count == 2)
-    fast.decode_two(received0, received1, bits.frame(first), bits.frame(first + 1), scratch);
-  else
-    fast.decode(received0, bits.frame(first), scratch);
-}
+// Frames per task of the fast decoder: runs of 16 frames let each pair's traceback overlap the
+// next pair's ACS (fast_frame_decoder::decode_run), all but one walk in 8.
+constexpr std::size_t kFastRun = 16;
 
 }  // namespace
 }  // namespace detail
@@ -197,23 +191,25 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
     return;
   }
   const double fixed_scale = options_.llr_scale;
-  detail::for_each_group(
-      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
-        auto& scratch = e.scratch[static_cast<std::size_t>(t)];
-        for (std::size_t g = 0; g < count; ++g) {
-          const auto frame = received.frame(first + g);
-          try {
-            const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
-            if (fixed_scale > 0) detail::require_finite(frame);
-            detail::quantize_llrs(frame.data(), frame.size(), static_cast<float>(scale),
-                                  scratch.slot[g].received.data());
-          } catch (const std::exception& error) {
-            throw detail::frame_error(first + g, error.what());
-          }
-        }
-        detail::decode_fast(*e.fast, scratch.slot[0].received, scratch.slot[1].received, bits,
-                            first, count, scratch);
-      });
+  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
+                         [&](std::size_t first, std::size_t count, int t) {
+                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+                             const auto frame = received.frame(first + f);
+                             try {
+                               const double scale =
+                                   fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
+                               if (fixed_scale > 0) detail::require_finite(frame);
+                               detail::quantize_llrs(frame.data(), frame.size(),
+                                                     static_cast<float>(scale), buffer.data());
+                             } catch (const std::exception& error) {
+                               throw detail::frame_error(first + f, error.what());
+                             }
+                             return std::span<const std::int8_t>(buffer);
+                           };
+                           e.fast->decode_run(
+                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
+                               e.scratch[static_cast<std::size_t>(t)]);
+                         });
 }
 
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
@@ -226,10 +222,13 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
     return;
   }
   detail::for_each_group(
-      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
-        detail::decode_fast(*e.fast, received.frame(first),
-                            count == 2 ? received.frame(first + 1) : received.frame(first), bits,
-                            first, count, e.scratch[static_cast<std::size_t>(t)]);
+      received.frames(), detail::kFastRun, summary_.threads,
+      [&](std::size_t first, std::size_t count, int t) {
+        e.fast->decode_run(
+            count,
+            [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(first + f); },
+            [&](std::size_t f) { return bits.frame(first + f); },
+            e.scratch[static_cast<std::size_t>(t)]);
       });
 }
 
@@ -242,17 +241,18 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
     });
     return;
   }
-  detail::for_each_group(
-      received.frames(), 2, summary_.threads, [&](std::size_t first, std::size_t count, int t) {
-        auto& scratch = e.scratch[static_cast<std::size_t>(t)];
-        for (std::size_t g = 0; g < count; ++g) {
-          const auto frame = received.frame(first + g);
-          auto& q = scratch.slot[g].received;
-          for (std::size_t i = 0; i < frame.size(); ++i) q[i] = frame[i] ? -1 : 1;
-        }
-        detail::decode_fast(*e.fast, scratch.slot[0].received, scratch.slot[1].received, bits,
-                            first, count, scratch);
-      });
+  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
+                         [&](std::size_t first, std::size_t count, int t) {
+                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+                             const auto frame = received.frame(first + f);
+                             for (std::size_t i = 0; i < frame.size(); ++i)
+                               buffer[i] = frame[i] ? -1 : 1;
+                             return std::span<const std::int8_t>(buffer);
+                           };
+                           e.fast->decode_run(
+                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
+                               e.scratch[static_cast<std::size_t>(t)]);
+                         });
 }
 
 }  // namespace gpufec::conv

@@ -38,6 +38,10 @@ fast_trellis::fast_trellis(const conv_code& code) : code_(code), shape_(acs_shap
       -long{excluded_} + 2L * (code_.K() - 1) * B + static_cast<long>(renormalize_every + 1) * B;
   require(bound <= 32767, "conv fast decoder: int16 metric bound ", bound, " exceeded");
 
+  feedback_parity_.resize(S);
+  for (unsigned j = 0; j < S; ++j)
+    feedback_parity_[j] = static_cast<std::uint8_t>(code_.input_bit(j, 0));
+
   // Per butterfly x (lane x of the A vectors) and branch kind (x, w=0), (x + S/2, w=0), (x, w=1),
   // (x + S/2, w=1): the byte indices of the label's table entry.
   const auto byte_pair = [](unsigned entry) {
@@ -199,8 +203,10 @@ void fast_trellis::forward(std::int16_t* metric, const std::int16_t* tables, std
 }
 
 void fast_trellis::forward_two(std::int16_t* const metric[2], const std::int16_t* tables,
-                               std::size_t stages, std::uint8_t* const rows[2]) const {
+                               std::size_t stages, std::uint8_t* const rows[2],
+                               survivor_walk* walk) const {
   acs_dual_call call;
+  call.walk = walk;
   call.K = code_.K();
   call.layout = layout_;
   call.path_metric[0] = metric[0];
@@ -213,6 +219,30 @@ void fast_trellis::forward_two(std::int16_t* const metric[2], const std::int16_t
   call.lane_index = lane_index_.data();
   call.lane_sign = lane_sign_.data();
   run_acs_two_frames(call);
+}
+
+survivor_walk fast_trellis::start_walk(const std::uint8_t* const rows[2], std::size_t stages,
+                                       const unsigned state[2], std::uint8_t* const bits[2]) const {
+  survivor_walk w;
+  for (int f = 0; f < 2; ++f) {
+    w.row[f] = rows[f] + (stages - 1) * row_bytes_;
+    w.bit[f] = bits[f] + (stages - 1);
+    w.state[f] = state[f];
+  }
+  w.steps = stages;
+  return w;
+}
+
+void fast_trellis::finish_walk(survivor_walk& w) const {
+  const unsigned high = code_.states() / 2;
+  for (; w.steps; --w.steps)
+    for (int f = 0; f < 2; ++f) {
+      std::uint64_t word;
+      std::memcpy(&word, w.row[f], sizeof word);
+      *w.bit[f]-- = static_cast<std::uint8_t>(w.state[f] & 1u);
+      w.state[f] = (w.state[f] >> 1) | (((word >> w.state[f]) & 1u) ? high : 0u);
+      w.row[f] -= row_bytes_;
+    }
 }
 
 fast_frame_decoder::fast_frame_decoder(const fast_trellis& trellis, const puncture_pattern& pattern,
@@ -242,6 +272,7 @@ fast_scratch fast_frame_decoder::make_scratch() const {
       slot.depunctured.resize(shape_.stages * static_cast<std::size_t>(pattern_.beta()));
     slot.rows.resize(total * trellis_->row_bytes() + 8);
     slot.metric.resize(trellis_->code().states());
+    slot.walked.resize(total);
   }
   s.tables.resize(kTableChunk * two_frame_row(trellis_->layout()));
   return s;
@@ -253,7 +284,7 @@ std::size_t fast_frame_decoder::scratch_bytes() const {
       shape_.coded_bits +
       (pattern_.punctures() ? shape_.stages * static_cast<std::size_t>(pattern_.beta()) : 0) +
       total * trellis_->row_bytes() + 8 + 2 * trellis_->code().states();
-  return 2 * slot + 2 * kTableChunk * two_frame_row(trellis_->layout());
+  return 4 * slot + 2 * kTableChunk * two_frame_row(trellis_->layout());
 }
 
 const std::int8_t* fast_frame_decoder::stage_llrs(std::span<const std::int8_t> received,
@@ -303,33 +334,51 @@ void fast_frame_decoder::decode(std::span<const std::int8_t> received, std::span
                       shape_.info_bits, bits.data());
 }
 
-void fast_frame_decoder::decode_two(std::span<const std::int8_t> received0,
-                                    std::span<const std::int8_t> received1,
-                                    std::span<std::uint8_t> bits0, std::span<std::uint8_t> bits1,
-                                    fast_scratch& scratch) const {
-  if (!trellis_->two_frames()) {
-    decode(received0, bits0, scratch);
-    decode(received1, bits1, scratch);
-    return;
-  }
+void fast_frame_decoder::forward_pair(std::span<const std::int8_t> received0,
+                                      std::span<const std::int8_t> received1, fast_slot& a,
+                                      fast_slot& b, fast_scratch& scratch,
+                                      survivor_walk* walk) const {
   const std::size_t total = shape_.stages + 2 * wrap_;
   const std::size_t row = two_frame_row(trellis_->layout()), row_bytes = trellis_->row_bytes();
-  const std::int8_t* llr[2] = {stage_llrs(received0, scratch.slot[0]),
-                               stage_llrs(received1, scratch.slot[1])};
-  std::int16_t* const metric[2] = {scratch.slot[0].metric.data(), scratch.slot[1].metric.data()};
+  const std::int8_t* llr[2] = {stage_llrs(received0, a), stage_llrs(received1, b)};
+  std::int16_t* const metric[2] = {a.metric.data(), b.metric.data()};
   for (std::int16_t* m : metric) trellis_->start_metrics(term_ == termination::tail_biting, m);
   for (std::size_t e = 0; e < total; e += kTableChunk) {
     const std::size_t n = std::min(kTableChunk, total - e);
     tables_for(llr[0], e, n, scratch.tables.data(), row);
     tables_for(llr[1], e, n, scratch.tables.data() + row / 2, row);
-    std::uint8_t* const rows[2] = {scratch.slot[0].rows.data() + e * row_bytes,
-                                   scratch.slot[1].rows.data() + e * row_bytes};
-    trellis_->forward_two(metric, scratch.tables.data(), n, rows);
+    std::uint8_t* const rows[2] = {a.rows.data() + e * row_bytes, b.rows.data() + e * row_bytes};
+    trellis_->forward_two(metric, scratch.tables.data(), n, rows, walk);
   }
-  const std::uint8_t* const rows[2] = {scratch.slot[0].rows.data(), scratch.slot[1].rows.data()};
-  const unsigned end[2] = {end_state(metric[0]), end_state(metric[1])};
-  std::uint8_t* const bits[2] = {bits0.data(), bits1.data()};
-  trellis_->traceback_two(rows, total, end, wrap_, shape_.info_bits, bits);
+}
+
+survivor_walk fast_frame_decoder::pair_walk(fast_slot& a, fast_slot& b) const {
+  const std::uint8_t* const rows[2] = {a.rows.data(), b.rows.data()};
+  const unsigned end[2] = {end_state(a.metric.data()), end_state(b.metric.data())};
+  std::uint8_t* const bits[2] = {a.walked.data(), b.walked.data()};
+  return trellis_->start_walk(rows, shape_.stages + 2 * wrap_, end, bits);
+}
+
+void fast_frame_decoder::release(survivor_walk& walk, const fast_slot* const slots[2],
+                                 std::uint8_t* const out[2]) const {
+  trellis_->finish_walk(walk);
+  const std::size_t N = shape_.info_bits, W = wrap_;
+  const conv_code& code = trellis_->code();
+  for (int f = 0; f < 2; ++f) {
+    const std::uint8_t* walked = slots[f]->walked.data();
+    if (!code.recursive()) {
+      std::copy_n(walked + W, N, out[f]);
+      continue;
+    }
+    // The predecessor of the state entered at stage t is the state entered at t - 1, whose
+    // register bits are the walked bits of stages t - K + 1 .. t - 1 (0 before the start).
+    for (std::size_t t = W; t < W + N; ++t) {
+      unsigned predecessor = 0;
+      for (int k = 1; k < code.K() && static_cast<std::size_t>(k) <= t; ++k)
+        predecessor |= static_cast<unsigned>(walked[t - static_cast<std::size_t>(k)]) << (k - 1);
+      out[f][t - W] = static_cast<std::uint8_t>(code.input_bit(predecessor, walked[t]));
+    }
+  }
 }
 
 }  // namespace gpufec::conv::detail

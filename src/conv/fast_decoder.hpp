@@ -54,10 +54,16 @@ class fast_trellis {
   void forward(std::int16_t* metric, const std::int16_t* tables, std::size_t stages,
                std::uint8_t* rows) const;
   // Two frames at once (shape().two_frames): `tables` holds rows of two_frame_row(layout()),
-  // frame 0's table then frame 1's (branch_tables with that stride).
+  // frame 0's table then frame 1's (branch_tables with that stride). `walk`, if given, takes up to
+  // `stages` steps back alongside.
   bool two_frames() const { return shape_.two_frames; }
   void forward_two(std::int16_t* const metric[2], const std::int16_t* tables, std::size_t stages,
-                   std::uint8_t* const rows[2]) const;
+                   std::uint8_t* const rows[2], survivor_walk* walk = nullptr) const;
+  // A walk back from `state` after `stages` stages of two frames' rows, writing each stage's
+  // register bit to bits[f][t] (feedforward codes); finish_walk takes the steps it has left.
+  survivor_walk start_walk(const std::uint8_t* const rows[2], std::size_t stages,
+                           const unsigned state[2], std::uint8_t* const bits[2]) const;
+  void finish_walk(survivor_walk& walk) const;
 
  private:
   conv_code code_;
@@ -66,6 +72,7 @@ class fast_trellis {
   std::size_t row_bytes_ = 1;
   std::int16_t excluded_ = 0;
   std::vector<std::int16_t> lane_index_, lane_sign_;
+  std::vector<std::uint8_t> feedback_parity_;  // [S]: input bit = register bit XOR this
 };
 
 // Scratch for decoding one frame of one shape.
@@ -74,11 +81,13 @@ struct fast_slot {
   std::vector<std::int8_t> depunctured;  // [stages][beta], punctured codes only
   std::vector<std::uint8_t> rows;        // [stages + 2W][row_bytes] + 8 bytes of slack
   std::vector<std::int16_t> metric;      // [S]
+  std::vector<std::uint8_t> walked;      // [stages + 2W]: a walk's register bits, every stage
 };
-// Scratch for one thread, made at plan time: two frames' worth, and the branch tables of one
-// chunk of stages (tables are made chunk by chunk, so they stay in the L1 cache).
+// Scratch for one thread, made at plan time: four frames' worth (a pair being decoded while the
+// previous pair is traced back), and the branch tables of one chunk of stages (made chunk by
+// chunk, so they stay in the L1 cache).
 struct fast_scratch {
-  fast_slot slot[2];
+  fast_slot slot[4];
   std::vector<std::int16_t> tables;  // [chunk][two_frame_row]
 };
 
@@ -91,10 +100,37 @@ class fast_frame_decoder {
   // One frame of int8 LLRs (shape.coded_bits values, sizes checked by the caller).
   void decode(std::span<const std::int8_t> received, std::span<std::uint8_t> bits,
               fast_scratch& scratch) const;
-  // Two frames at once when the trellis allows it (else one after the other): the same bits.
-  void decode_two(std::span<const std::int8_t> received0, std::span<const std::int8_t> received1,
-                  std::span<std::uint8_t> bits0, std::span<std::uint8_t> bits1,
-                  fast_scratch& scratch) const;
+  // Frames 0..n-1 of a run: input(f, buffer) returns frame f's int8 LLRs (the caller's own, or
+  // `buffer` after converting into it), output(f) its bits. With the two-frame kernel, frames go
+  // in pairs and each pair's traceback is walked alongside the next pair's ACS (the last pair's
+  // alone); an odd last frame goes alone. The same bits as decode() frame by frame.
+  template <class Input, class Output>
+  void decode_run(std::size_t n, Input&& input, Output&& output, fast_scratch& scratch) const {
+    if (!trellis_->two_frames()) {
+      for (std::size_t f = 0; f < n; ++f)
+        decode(input(f, scratch.slot[0].received), output(f), scratch);
+      return;
+    }
+    survivor_walk walk;
+    std::uint8_t* walk_out[2] = {nullptr, nullptr};  // where the pair being walked goes
+    const fast_slot* walk_slots[2] = {nullptr, nullptr};
+    std::size_t f = 0;
+    for (int half = 0; f + 2 <= n; f += 2, half ^= 1) {
+      fast_slot& a = scratch.slot[2 * half];
+      fast_slot& b = scratch.slot[2 * half + 1];
+      const std::span<const std::int8_t> received0 = input(f, a.received);
+      const std::span<const std::int8_t> received1 = input(f + 1, b.received);
+      forward_pair(received0, received1, a, b, scratch, walk_out[0] ? &walk : nullptr);
+      if (walk_out[0]) release(walk, walk_slots, walk_out);  // walked alongside this pair's ACS
+      walk = pair_walk(a, b);
+      walk_slots[0] = &a;
+      walk_slots[1] = &b;
+      walk_out[0] = output(f).data();
+      walk_out[1] = output(f + 1).data();
+    }
+    if (walk_out[0]) release(walk, walk_slots, walk_out);
+    if (f < n) decode(input(f, scratch.slot[0].received), output(f), scratch);
+  }
 
  private:
   const fast_trellis* trellis_;
@@ -107,6 +143,15 @@ class fast_frame_decoder {
   void tables_for(const std::int8_t* llr, std::size_t first, std::size_t count,
                   std::int16_t* tables, std::size_t stride) const;
   unsigned end_state(const std::int16_t* metric) const;
+  // The ACS of two frames into slots a and b, with `walk` (if any) walked alongside.
+  void forward_pair(std::span<const std::int8_t> received0, std::span<const std::int8_t> received1,
+                    fast_slot& a, fast_slot& b, fast_scratch& scratch, survivor_walk* walk) const;
+  // The walk back through a pair just decoded into slots a and b (into their `walked` bits).
+  survivor_walk pair_walk(fast_slot& a, fast_slot& b) const;
+  // Finishes `walk` and copies the frames' information bits to `out`: the input bits of stages
+  // [W, W + N) (a recursive code's corrected by the feedback parity of each predecessor).
+  void release(survivor_walk& walk, const fast_slot* const slots[2],
+               std::uint8_t* const out[2]) const;
   frame_shape shape_;
   termination term_;
   std::size_t wrap_;

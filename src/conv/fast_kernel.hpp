@@ -51,8 +51,21 @@ void run_acs(const acs_call& call);
 // Two frames of equal length at once, one per 128-bit block (fast_kernel.cpp): the same
 // decisions as two run_acs calls. Per stage the table row holds frame 0's table, then frame 1's:
 // two_frame_row(layout) int16.
+// A traceback that walks alongside a two-frame ACS call, one step back per stage forward: two
+// earlier frames' walks through their survivor rows (feedforward codes, S <= 64: a row is read as
+// one 64-bit word). The walk is scalar integer work and the ACS vector work, so the core runs
+// them side by side. Each step writes the register bit of every stage it passes (the caller keeps
+// the stages it wants), so the walk needs no bounds in the loop.
+struct survivor_walk {
+  const std::uint8_t* row[2] = {nullptr, nullptr};  // the next row to read, walking down
+  std::uint8_t* bit[2] = {nullptr, nullptr};        // where the next step writes, walking down
+  unsigned state[2] = {0, 0};                       // the state after the stage of row[f]
+  std::size_t steps = 0;                            // steps left
+};
+
 struct acs_dual_call {
   int K = 0;
+  survivor_walk* walk = nullptr;  // optional; takes min(stages, walk->steps) steps
   branch_layout layout = branch_layout::half;
   std::int16_t* path_metric[2] = {nullptr, nullptr};  // [S] each, in/out
   const std::int16_t* branch_table = nullptr;         // [stages][two_frame_row(layout)]

@@ -72,7 +72,27 @@ void acs_stages_dual(const acs_dual_call& c) {
     const std::int16_t* tables = c.branch_table;
     std::uint8_t* row0 = c.survivor_rows[0];
     std::uint8_t* row1 = c.survivor_rows[1];
+    // The companion walk, in locals (the survivor stores may alias anything). A step: the
+    // decision of state j is bit j of its row, the predecessor (j >> 1) + d S/2, the bit released
+    // j & 1 (feedforward codes).
+    const std::size_t steps = c.walk ? std::min(stages, c.walk->steps) : 0;
+    const std::uint8_t* walk_row0 = c.walk ? c.walk->row[0] : nullptr;
+    const std::uint8_t* walk_row1 = c.walk ? c.walk->row[1] : nullptr;
+    std::uint8_t* walk_bit0 = c.walk ? c.walk->bit[0] : nullptr;
+    std::uint8_t* walk_bit1 = c.walk ? c.walk->bit[1] : nullptr;
+    unsigned state0 = c.walk ? c.walk->state[0] : 0, state1 = c.walk ? c.walk->state[1] : 0;
     for (std::size_t t = 0; t < stages; ++t, tables += kRow, row0 += row_bytes, row1 += row_bytes) {
+      if (t < steps) {
+        std::uint64_t word0, word1;
+        std::memcpy(&word0, walk_row0, sizeof word0);
+        std::memcpy(&word1, walk_row1, sizeof word1);
+        *walk_bit0-- = static_cast<std::uint8_t>(state0 & 1u);
+        *walk_bit1-- = static_cast<std::uint8_t>(state1 & 1u);
+        state0 = (state0 >> 1) | (static_cast<unsigned>((word0 >> state0) & 1u) << kLogButterflies);
+        state1 = (state1 >> 1) | (static_cast<unsigned>((word1 >> state1) & 1u) << kLogButterflies);
+        walk_row0 -= row_bytes;
+        walk_row1 -= row_bytes;
+      }
       const V table = kPair ? hn::LoadDup128(d, tables) : hn::LoadU(d, tables);
       V next[2 * kVectors];
       for (std::size_t v = 0; v < kVectors; ++v) {
@@ -93,6 +113,10 @@ void acs_stages_dual(const acs_dual_call& c) {
     for (std::size_t i = 0; i < 2 * kVectors; ++i) {
       hn::StoreU(hn::LowerHalf(dh, metric[i]), dh, c.path_metric[0] + 8 * i);
       hn::StoreU(hn::UpperHalf(dh, metric[i]), dh, c.path_metric[1] + 8 * i);
+    }
+    if (c.walk) {
+      *c.walk = {
+          {walk_row0, walk_row1}, {walk_bit0, walk_bit1}, {state0, state1}, c.walk->steps - steps};
     }
   }
 }
