@@ -370,12 +370,17 @@ void fast_frame_decoder::release(survivor_walk& walk, const fast_slot* const slo
       std::copy_n(walked + W, N, out[f]);
       continue;
     }
-    // The predecessor of the state entered at stage t is the state entered at t - 1, whose
-    // register bits are the walked bits of stages t - K + 1 .. t - 1 (0 before the start).
+    // The predecessor of the state entered at stage t is the state entered at t - 1: the register
+    // bits of stages t - 1, ..., t - K + 1, those before stage 0 from the walk's start state
+    // (bit i of it is the register bit of stage -1 - i).
+    const unsigned start = walk.state[f];
+    const auto register_bit = [&](std::ptrdiff_t stage) {
+      return stage >= 0 ? walked[stage] : (start >> (-stage - 1)) & 1u;
+    };
     for (std::size_t t = W; t < W + N; ++t) {
       unsigned predecessor = 0;
-      for (int k = 1; k < code.K() && static_cast<std::size_t>(k) <= t; ++k)
-        predecessor |= static_cast<unsigned>(walked[t - static_cast<std::size_t>(k)]) << (k - 1);
+      for (int k = 1; k < code.K(); ++k)
+        predecessor |= register_bit(static_cast<std::ptrdiff_t>(t) - k) << (k - 1);
       out[f][t - W] = static_cast<std::uint8_t>(code.input_bit(predecessor, walked[t]));
     }
   }

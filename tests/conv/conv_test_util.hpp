@@ -39,10 +39,12 @@ inline std::vector<named_code> small_codes() {
   };
 }
 
-// Every constraint length 3..9 and beta = 2..4, for fast == reference on long frames.
+// Every constraint length 3..9 and beta = 2..4, for fast == reference on long frames (with a
+// recursive code in the range of the two-frame kernel, K = 5..7).
 inline std::vector<named_code> all_codes() {
   auto codes = small_codes();
   codes.push_back({"K5 (25,27,33,37)", conv_code(5, {025, 027, 033, 037})});
+  codes.push_back({"K5 RSC (23,35)", conv_code::recursive_systematic(5, {023, 035})});
   codes.push_back({"K8 (247,371)", conv_code(8, {0247, 0371})});
   codes.push_back({"K9 (561,753)", conv_code(9, {0561, 0753})});
   codes.push_back({"K9 (557,663,711)", conv_code(9, {0557, 0663, 0711})});

@@ -147,6 +147,38 @@ TEST(ConvDecoders, FastEqualsReferenceOnNoisyInt8Frames) {
   EXPECT_GT(frames_with_errors, 100u) << "too little noise to exercise the decisions";
 }
 
+// Tail-biting with a short wrap-around: a recursive code's first released bits then depend on
+// the start state the traceback ends in (the fast decoder's paired walk reads it back).
+TEST(ConvDecoders, FastEqualsReferenceWithShortWrapAround) {
+  const auto code = conv_code::recursive_systematic(5, {023, 035});
+  const auto pattern = puncture_pattern::none(2);
+  const std::size_t N = 64, frames = 6;
+  const encoder enc(code, pattern, N, termination::tail_biting);
+  const auto batch = make_batch(enc, frames, 25);
+  std::vector<std::int8_t> q(batch.coded.size());
+  const std::size_t n = enc.shape().coded_bits;
+  for (std::size_t f = 0; f < frames; ++f) {
+    const auto llr =
+        awgn_llrs({batch.coded.begin() + f * n, batch.coded.begin() + (f + 1) * n}, 0.8, 25, f);
+    quantize_llrs(llr, 9.0, std::span<std::int8_t>(q).subspan(f * n, n));
+  }
+  for (std::size_t wrap : {1, 2, 5}) {
+    decoder_options fast;
+    fast.decoder = decoder_kind::fast;
+    fast.wrap_stages = wrap;
+    decoder_plan plan(code, pattern, N, termination::tail_biting, fast, backend::cpu, frames);
+    const auto fast_bits = decode_batch(plan, q, frames);
+    reference_decoder reference(code, pattern, N, termination::tail_biting,
+                                {metric_type::f64, wrap});
+    for (std::size_t f = 0; f < frames; ++f) {
+      std::vector<std::uint8_t> bits(N);
+      reference.decode(std::span<const std::int8_t>(q).subspan(f * n, n), bits);
+      EXPECT_TRUE(std::equal(bits.begin(), bits.end(), fast_bits.begin() + f * N))
+          << "frame " << f << ", wrap " << wrap;
+    }
+  }
+}
+
 TEST(ConvDecoders, FastFloatInputEqualsReferenceOnTheQuantizedFrame) {
   const conv_code code(7, {0171, 0133});
   const auto pattern = puncture_pattern::standard("3/4", 2);
