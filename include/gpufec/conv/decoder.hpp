@@ -1,0 +1,129 @@
+// The conv decoder plan (describe -> plan -> execute, shared/DESIGN.md): made once from the code,
+// the puncture pattern, the frame length, the termination, options, the backend and the largest
+// batch; it picks the decoder (reference or fast), the frame layout and per-thread scratch, and
+// `decode` then runs on uniform batches of received frames without allocating. A plan is not safe
+// for concurrent decode calls (it owns its scratch, like a cuFFT plan).
+//
+// Inputs, per frame: shape().coded_bits received values in the order the encoder sent them (the
+// punctured stream), as float LLRs, int8 LLRs or hard bits; LLRs are positive for bit 0
+// (channel/awgn.hpp: L = 2y / sigma^2). Outputs: shape().info_bits decided bits (0/1) per frame.
+//
+// The fast decoder works on int8 LLRs. Float LLRs are quantized per frame by quantize_llrs with
+// the scale of options.llr_scale, or by default auto_llr_scale(frame): the frame's mean |LLR| maps
+// to 127/4 = 31.75, so values beyond four times the mean saturate at +-127 (a Viterbi decoder's
+// decisions do not change when all LLRs are scaled by one positive factor, so only the resolution
+// and the clipping matter). Hard bits become +-1 for both decoders.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "gpufec/common/backend.hpp"
+#include "gpufec/common/batch.hpp"
+#include "gpufec/conv/code.hpp"
+#include "gpufec/conv/encoder.hpp"
+#include "gpufec/conv/puncture.hpp"
+#include "gpufec/conv/reference.hpp"
+
+namespace gpufec::conv {
+
+// automatic: fast when the CPU has a SIMD target for it (every x86-64 and Arm), else reference.
+enum class decoder_kind { automatic, reference, fast };
+// What a decode call receives (for CLI options and JSON; the decode overloads take the types).
+enum class llr_kind { f32, i8, hard };
+
+struct decoder_options {
+  decoder_kind decoder = decoder_kind::automatic;
+  metric_type reference_metric = metric_type::f64;  // the reference decoder's path metrics
+  // Fast decoder, float LLRs: q = round(L * llr_scale) saturated to +-127; 0 = auto_llr_scale
+  // per frame.
+  double llr_scale = 0;
+  // Tail-biting: wrap-around stages on each side; 0 = default_traceback_depth(code, pattern).
+  std::size_t wrap_stages = 0;
+  // OpenMP threads over the frames of a batch; 0 = omp_get_max_threads() when the plan is made.
+  int threads = 0;
+};
+
+// What a plan chose; describe() prints it.
+struct plan_summary {
+  backend where = backend::cpu;
+  decoder_kind decoder = decoder_kind::reference;  // resolved, never automatic
+  frame_shape shape;
+  std::size_t wrap_stages = 0;  // tail-biting only
+  int threads = 1;
+  std::size_t max_batch = 1;
+  std::size_t scratch_bytes = 0;  // all threads together
+  std::string kernel;             // fast: the SIMD target and layout
+};
+
+// The scale auto mode uses for a frame: 31.75 / mean |LLR| (1 when all are 0). Summed in the same
+// order on every SIMD target.
+double auto_llr_scale(std::span<const float> llrs);
+// q[i] = round-half-even(clamp(llrs[i] * scale, -127, 127)): the fast decoder's quantizer, public
+// so a test can hand the reference decoder exactly what the fast one sees. LLRs must be finite.
+void quantize_llrs(std::span<const float> llrs, double scale, std::span<std::int8_t> q);
+
+namespace detail {
+class plan_engine;
+}
+
+class decoder_plan {
+ public:
+  // Throws invalid_argument for a bad description (named field), max_batch = 0, threads < 0, a
+  // fast decoder asked for where there is no SIMD target, and backend::cuda ("the CUDA conv
+  // decoder is not built yet"); automatic resolves to cpu.
+  decoder_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t frame_bits,
+               termination term, const decoder_options& options = {}, backend where = backend::cpu,
+               std::size_t max_batch = 1);
+  ~decoder_plan();
+  decoder_plan(decoder_plan&&) noexcept;
+  decoder_plan& operator=(decoder_plan&&) noexcept;
+
+  const conv_code& code() const { return code_; }
+  const puncture_pattern& pattern() const { return pattern_; }
+  termination term() const { return term_; }
+  const decoder_options& options() const { return options_; }
+  const plan_summary& summary() const { return summary_; }
+  const frame_shape& shape() const { return summary_.shape; }
+  std::string describe() const;
+
+  // Uniform host batches: `received` frames of shape().coded_bits values, `bits` frames of
+  // shape().info_bits, as many frames as received, at most max_batch. Throws invalid_argument
+  // for wrong sizes or a ragged or device view, and for a NaN or infinite LLR (naming the frame
+  // and the position; no frame's output is then to be trusted).
+  void decode(batch_view<float> received, batch_span<std::uint8_t> bits);
+  void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits);
+  // Hard decisions: 0/1 per coded bit (any non-zero value is 1).
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits);
+
+ private:
+  conv_code code_;
+  puncture_pattern pattern_;
+  termination term_;
+  decoder_options options_;
+  plan_summary summary_;
+  std::unique_ptr<detail::plan_engine> engine_;
+};
+
+}  // namespace gpufec::conv
+
+template <>
+struct gpufec::enum_names<gpufec::conv::decoder_kind> {
+  static constexpr std::array entries{
+      enum_entry{conv::decoder_kind::automatic, "auto"},
+      enum_entry{conv::decoder_kind::reference, "reference"},
+      enum_entry{conv::decoder_kind::fast, "fast"},
+  };
+};
+
+template <>
+struct gpufec::enum_names<gpufec::conv::llr_kind> {
+  static constexpr std::array entries{
+      enum_entry{conv::llr_kind::f32, "float"},
+      enum_entry{conv::llr_kind::i8, "int8"},
+      enum_entry{conv::llr_kind::hard, "hard"},
+  };
+};

@@ -1,0 +1,60 @@
+// The convolutional encoder: information bits -> coded bits, terminated per the mode, then
+// punctured; and the sizes of a frame, which every decoder shares with it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "gpufec/common/batch.hpp"
+#include "gpufec/conv/code.hpp"
+#include "gpufec/conv/puncture.hpp"
+
+namespace gpufec::conv {
+
+// The sizes of one frame of `info_bits` information bits.
+struct frame_shape {
+  std::size_t info_bits = 0;
+  std::size_t stages = 0;      // trellis stages: info_bits, plus K-1 with a zero tail
+  std::size_t coded_bits = 0;  // bits sent (LLRs received) per frame, after puncturing
+};
+
+// Validates the frame length and computes the sizes. Throws invalid_argument naming the field:
+// no bits at all; zero-tail frames shorter than K-1 bits (the tail would outweigh the data);
+// tail-biting frames shorter than K-1 bits (the start state is made of the frame's last K-1 bits);
+// a pattern whose row count is not the code's beta.
+frame_shape make_frame_shape(const conv_code& code, const puncture_pattern& pattern,
+                             std::size_t info_bits, termination term);
+
+class encoder {
+ public:
+  // Throws invalid_argument as make_frame_shape, and for a recursive code whose tail-biting start
+  // state is not unique for this frame length (the frame length is a multiple of the feedback's
+  // period: no start state, or several, end where they began).
+  encoder(const conv_code& code, const puncture_pattern& pattern, std::size_t info_bits,
+          termination term);
+
+  const conv_code& code() const { return code_; }
+  const puncture_pattern& pattern() const { return pattern_; }
+  termination term() const { return term_; }
+  const frame_shape& shape() const { return shape_; }
+
+  // One frame: shape().info_bits bits (0/1) -> shape().coded_bits sent bits. Allocates nothing.
+  void encode(std::span<const std::uint8_t> info, std::span<std::uint8_t> coded) const;
+  // A uniform batch, in parallel over frames (OpenMP).
+  void encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) const;
+  // The state a tail-biting frame starts and ends in (0 for the other terminations).
+  unsigned start_state(std::span<const std::uint8_t> info) const;
+
+ private:
+  conv_code code_;
+  puncture_pattern pattern_;
+  termination term_;
+  frame_shape shape_;
+  // Tail-biting: the start state x solves end(x) = x, where end(x) = A^N x XOR end(0) is affine
+  // over GF(2); tailbiting_start_[end(0)] = x, tabulated once per frame length.
+  std::vector<std::uint16_t> tailbiting_start_;
+};
+
+}  // namespace gpufec::conv

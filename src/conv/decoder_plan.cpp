@@ -1,0 +1,258 @@
+// decoder_plan: resolves the backend and the decoder, builds per-thread scratch once, and runs
+// batches over OpenMP threads, turning a bad frame inside the parallel loop into one exception
+// that names the frame.
+#include "gpufec/conv/decoder.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "conv/fast_decoder.hpp"
+#include "conv/llr_input.hpp"
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::conv {
+
+double auto_llr_scale(std::span<const float> llrs) {
+  const auto scan = detail::scan_llrs(llrs.data(), llrs.size());
+  if (scan.first_not_finite < llrs.size())
+    throw invalid_argument(
+        detail::not_finite_message(llrs[scan.first_not_finite], scan.first_not_finite));
+  if (scan.sum_abs <= 0) return 1.0;
+  return 31.75 / (scan.sum_abs / static_cast<double>(llrs.size()));
+}
+
+void quantize_llrs(std::span<const float> llrs, double scale, std::span<std::int8_t> q) {
+  require(q.size() == llrs.size(), "quantize_llrs: ", llrs.size(), " LLRs but room for ", q.size());
+  require(std::isfinite(scale) && scale > 0, "the LLR scale must be positive (llr_scale = ", scale,
+          ")");
+  detail::quantize_llrs(llrs.data(), llrs.size(), static_cast<float>(scale), q.data());
+}
+
+namespace detail {
+
+class plan_engine {
+ public:
+  std::vector<reference_decoder> reference;  // one per thread
+  std::optional<fast_trellis> trellis;
+  std::optional<fast_frame_decoder> fast;
+  std::vector<fast_scratch> scratch;  // one per thread
+};
+
+namespace {
+
+// An error in frame `frame` of a batch.
+struct frame_error : invalid_argument {
+  frame_error(std::size_t f, const std::string& message) : invalid_argument(message), frame(f) {}
+  std::size_t frame;
+};
+
+// Runs decode(first, count, thread) over groups of `group` consecutive frames (the last may be
+// shorter) on `threads` threads. Exceptions cannot leave an OpenMP loop, so the error of the
+// lowest frame is kept and rethrown after it, naming the frame.
+template <class Fn>
+void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& decode) {
+  std::size_t failed_frame = frames;
+  std::string message;
+  const auto groups = static_cast<std::ptrdiff_t>((frames + group - 1) / group);
+// A single group runs on the calling thread: no team to start or wait for.
+#pragma omp parallel for num_threads(threads) schedule(static) if (groups > 1)
+  for (std::ptrdiff_t g = 0; g < groups; ++g) {
+    const std::size_t first = static_cast<std::size_t>(g) * group;
+    try {
+      decode(first, std::min(group, frames - first), omp_get_thread_num());
+    } catch (const std::exception& e) {
+      const auto* fe = dynamic_cast<const frame_error*>(&e);
+      const std::size_t f = fe ? fe->frame : first;
+#pragma omp critical(gpufec_conv_frame_error)
+      if (f < failed_frame) {
+        failed_frame = f;
+        message = e.what();
+      }
+    }
+  }
+  if (failed_frame < frames) throw invalid_argument(cat("frame ", failed_frame, ": ", message));
+}
+
+template <class Fn>
+void for_each_frame(std::size_t frames, int threads, Fn&& decode_frame) {
+  for_each_group(frames, 1, threads,
+                 [&](std::size_t f, std::size_t, int thread) { decode_frame(f, thread); });
+}
+
+// Frames per task of the fast decoder: runs of 16 frames let each pair's traceback overlap the
+// next pair's ACS (fast_frame_decoder::decode_run), all but one walk in 8.
+constexpr std::size_t kFastRun = 16;
+
+}  // namespace
+}  // namespace detail
+
+decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& pattern,
+                           std::size_t frame_bits, termination term, const decoder_options& options,
+                           backend where, std::size_t max_batch)
+    : code_(code), pattern_(pattern), term_(term), options_(options) {
+  require(where != backend::cuda, "the CUDA conv decoder is not built yet");
+  require(max_batch >= 1, "max_batch = ", max_batch, " must be at least 1");
+  require(options.threads >= 0, "threads = ", options.threads, " must be 0 (all) or positive");
+  require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
+          "llr_scale = ", options.llr_scale, " must be 0 (per frame) or positive");
+  summary_.where = backend::cpu;
+  summary_.shape = make_frame_shape(code_, pattern_, frame_bits, term_);
+  summary_.max_batch = max_batch;
+  summary_.threads = options.threads ? options.threads : omp_get_max_threads();
+  if (term_ == termination::tail_biting)
+    summary_.wrap_stages =
+        options.wrap_stages ? options.wrap_stages : default_traceback_depth(code_, pattern_);
+
+  engine_ = std::make_unique<detail::plan_engine>();
+  const auto threads = static_cast<std::size_t>(summary_.threads);
+  bool use_fast = options.decoder == decoder_kind::fast;
+  if (options.decoder == decoder_kind::automatic)
+    use_fast = detail::acs_shape(code_.K()).lanes >= 2;
+  if (use_fast) {
+    engine_->trellis.emplace(code_);
+    engine_->fast.emplace(*engine_->trellis, pattern_, summary_.shape, term_, summary_.wrap_stages);
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->scratch.push_back(engine_->fast->make_scratch());
+    summary_.decoder = decoder_kind::fast;
+    summary_.kernel = engine_->trellis->describe();
+    summary_.scratch_bytes = threads * engine_->fast->scratch_bytes();
+  } else {
+    reference_options ro;
+    ro.metric = options.reference_metric;
+    ro.wrap_stages = summary_.wrap_stages;
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->reference.emplace_back(code_, pattern_, frame_bits, term_, ro);
+    summary_.decoder = decoder_kind::reference;
+    const std::size_t total = summary_.shape.stages + 2 * summary_.wrap_stages;
+    summary_.scratch_bytes = threads * (total * (code_.states() + 8 * code_.beta()) +
+                                        8 * summary_.shape.stages * code_.beta());
+  }
+}
+
+decoder_plan::~decoder_plan() = default;
+decoder_plan::decoder_plan(decoder_plan&&) noexcept = default;
+decoder_plan& decoder_plan::operator=(decoder_plan&&) noexcept = default;
+
+std::string decoder_plan::describe() const {
+  const frame_shape& s = summary_.shape;
+  std::string out = cat("conv decoder plan (", gpufec::to_string(summary_.where), ")\n");
+  out += cat("  code: ", code_.to_string(), ", mother rate 1/", code_.beta());
+  if (pattern_.punctures())
+    out += cat(", punctured by ", pattern_.to_string(), " (period ", pattern_.period(),
+               ") to rate ", pattern_.rate_string());
+  out += cat("\n  frame: ", s.info_bits, " information bits, ", name_of(term_), ": ", s.stages,
+             " trellis stages, ", s.coded_bits, " coded bits");
+  if (term_ == termination::tail_biting)
+    out += cat(", wrap-around ", summary_.wrap_stages, " + ", s.stages, " + ", summary_.wrap_stages,
+               " stages");
+  out += "\n  decoder: ";
+  if (summary_.decoder == decoder_kind::fast) {
+    out += cat("fast (", summary_.kernel, "); float LLRs -> int8 ");
+    out += options_.llr_scale > 0 ? cat("x ", options_.llr_scale)
+                                  : std::string("per frame, mean |LLR| -> 31.75");
+  } else {
+    out += cat("reference (", name_of(options_.reference_metric), " path metrics, full traceback)");
+  }
+  out += cat("\n  threads: ", summary_.threads, ", scratch ", summary_.scratch_bytes,
+             " bytes, max batch ", summary_.max_batch, "\n");
+  return out;
+}
+
+namespace {
+
+template <class T>
+void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<std::uint8_t> bits,
+                   const char* what) {
+  require(received.is_uniform(), "conv decode: the received batch must be uniform (every frame ",
+          plan.shape().coded_bits, " ", what, ")");
+  require(!received.on_device() && !bits.on_device(),
+          "conv decode: the CPU decoder needs host batches");
+  require(received.frames() <= plan.summary().max_batch, "conv decode: ", received.frames(),
+          " frames exceed the plan's max_batch = ", plan.summary().max_batch);
+  if (received.frames()) {
+    detail::require_frame_length(received.stride, plan.shape(), plan.term(), plan.pattern(), what);
+    detail::require_bits_room(bits.stride, plan.shape());
+  }
+  require(bits.frames() == received.frames(), "conv decode: ", received.frames(),
+          " frames received but room for ", bits.frames());
+}
+
+}  // namespace
+
+void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits) {
+  check_batches(*this, received, bits, "LLRs");
+  auto& e = *engine_;
+  if (!e.fast) {
+    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
+      e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
+    });
+    return;
+  }
+  const double fixed_scale = options_.llr_scale;
+  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
+                         [&](std::size_t first, std::size_t count, int t) {
+                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+                             const auto frame = received.frame(first + f);
+                             try {
+                               const double scale =
+                                   fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
+                               if (fixed_scale > 0) detail::require_finite(frame);
+                               detail::quantize_llrs(frame.data(), frame.size(),
+                                                     static_cast<float>(scale), buffer.data());
+                             } catch (const std::exception& error) {
+                               throw detail::frame_error(first + f, error.what());
+                             }
+                             return std::span<const std::int8_t>(buffer);
+                           };
+                           e.fast->decode_run(
+                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
+                               e.scratch[static_cast<std::size_t>(t)]);
+                         });
+}
+
+void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
+  check_batches(*this, received, bits, "LLRs");
+  auto& e = *engine_;
+  if (!e.fast) {
+    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
+      e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
+    });
+    return;
+  }
+  detail::for_each_group(
+      received.frames(), detail::kFastRun, summary_.threads,
+      [&](std::size_t first, std::size_t count, int t) {
+        e.fast->decode_run(
+            count,
+            [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(first + f); },
+            [&](std::size_t f) { return bits.frame(first + f); },
+            e.scratch[static_cast<std::size_t>(t)]);
+      });
+}
+
+void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits) {
+  check_batches(*this, received, bits, "hard bits");
+  auto& e = *engine_;
+  if (!e.fast) {
+    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
+      e.reference[static_cast<std::size_t>(t)].decode_hard(received.frame(f), bits.frame(f));
+    });
+    return;
+  }
+  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
+                         [&](std::size_t first, std::size_t count, int t) {
+                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+                             const auto frame = received.frame(first + f);
+                             for (std::size_t i = 0; i < frame.size(); ++i)
+                               buffer[i] = frame[i] ? -1 : 1;
+                             return std::span<const std::int8_t>(buffer);
+                           };
+                           e.fast->decode_run(
+                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
+                               e.scratch[static_cast<std::size_t>(t)]);
+                         });
+}
+
+}  // namespace gpufec::conv

@@ -1,0 +1,113 @@
+// encoder: frame sizes and validation, encoding with termination and puncturing, and the
+// tail-biting start state (also for recursive codes).
+#include "gpufec/conv/encoder.hpp"
+
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::conv {
+namespace {
+
+// The state after `steps` zero inputs' worth of register bits that keep a recursive code's
+// feedback fed (u = 0): x -> A x, tabulated and raised to the power `steps` by squaring.
+std::vector<std::uint16_t> zero_input_power(const conv_code& code, std::size_t steps) {
+  const unsigned S = code.states();
+  std::vector<std::uint16_t> step(S), power(S), tmp(S);
+  for (unsigned s = 0; s < S; ++s) {
+    step[s] = static_cast<std::uint16_t>(code.next_state(s, code.register_bit(s, 0)));
+    power[s] = static_cast<std::uint16_t>(s);
+  }
+  for (; steps; steps >>= 1) {
+    if (steps & 1) {
+      for (unsigned s = 0; s < S; ++s) tmp[s] = step[power[s]];
+      power.swap(tmp);
+    }
+    for (unsigned s = 0; s < S; ++s) tmp[s] = step[step[s]];
+    step.swap(tmp);
+  }
+  return power;
+}
+
+}  // namespace
+
+frame_shape make_frame_shape(const conv_code& code, const puncture_pattern& pattern,
+                             std::size_t info_bits, termination term) {
+  require(pattern.beta() == code.beta(), "the puncture pattern ", pattern.to_string(), " has ",
+          pattern.beta(), " rows but the code has beta = ", code.beta(), " output streams");
+  require(info_bits >= 1, "a frame needs at least one information bit (frame_bits = 0)");
+  const auto memory = static_cast<std::size_t>(code.memory());
+  if (term == termination::zero_tail)
+    require(info_bits >= memory, "a zero-tail frame needs at least K-1 = ", memory,
+            " information bits (frame_bits = ", info_bits, "): its tail of K-1 stages would ",
+            "outweigh the data; use the truncated termination for shorter frames");
+  if (term == termination::tail_biting)
+    require(info_bits >= memory, "a tail-biting frame needs at least K-1 = ", memory,
+            " information bits (frame_bits = ", info_bits,
+            "): its start state is made of its last K-1 bits");
+  frame_shape s;
+  s.info_bits = info_bits;
+  s.stages = info_bits + (term == termination::zero_tail ? memory : 0);
+  s.coded_bits = pattern.sent_before(s.stages);
+  return s;
+}
+
+encoder::encoder(const conv_code& code, const puncture_pattern& pattern, std::size_t info_bits,
+                 termination term)
+    : code_(code),
+      pattern_(pattern),
+      term_(term),
+      shape_(make_frame_shape(code, pattern, info_bits, term)) {
+  if (term_ != termination::tail_biting) return;
+  // (A^N + I) x = end(0) has one solution for every end(0) iff x -> A^N x XOR x is a bijection.
+  const auto power = zero_input_power(code_, info_bits);
+  const unsigned S = code_.states();
+  tailbiting_start_.assign(S, 0xFFFF);
+  for (unsigned x = 0; x < S; ++x) {
+    const unsigned y = power[x] ^ x;
+    require(tailbiting_start_[y] == 0xFFFF, "tail-biting is impossible for ", code_.to_string(),
+            " with frame_bits = ", info_bits, ": the frame length is a multiple of the feedback's ",
+            "period, so the start state that equals the end state is not unique");
+    tailbiting_start_[y] = static_cast<std::uint16_t>(x);
+  }
+}
+
+unsigned encoder::start_state(std::span<const std::uint8_t> info) const {
+  if (term_ != termination::tail_biting) return 0;
+  unsigned s = 0;
+  for (std::uint8_t u : info) s = code_.next_state(s, code_.register_bit(s, u & 1u));
+  return tailbiting_start_[s];
+}
+
+void encoder::encode(std::span<const std::uint8_t> info, std::span<std::uint8_t> coded) const {
+  require(info.size() == shape_.info_bits, "encode: ", info.size(),
+          " information bits given, the frame holds ", shape_.info_bits);
+  require(coded.size() == shape_.coded_bits, "encode: room for ", coded.size(),
+          " coded bits, the frame sends ", shape_.coded_bits);
+  const int beta = code_.beta();
+  unsigned s = start_state(info);
+  std::size_t k = 0;
+  for (std::size_t t = 0; t < shape_.stages; ++t) {
+    // Tail stages feed the register bit 0 (for a recursive code the input cancels the feedback).
+    const unsigned w = t < shape_.info_bits ? code_.register_bit(s, info[t] & 1u) : 0u;
+    const unsigned label = code_.label(s, w);
+    for (int b = 0; b < beta; ++b)
+      if (pattern_.sends(b, t)) coded[k++] = static_cast<std::uint8_t>((label >> b) & 1u);
+    s = code_.next_state(s, w);
+  }
+}
+
+void encoder::encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) const {
+  require(info.is_uniform() && !info.on_device() && !coded.on_device(),
+          "encode: batches must be uniform host batches");
+  require(info.stride == shape_.info_bits, "encode: the batch's frames hold ", info.stride,
+          " bits, the frame holds ", shape_.info_bits);
+  require(coded.stride == shape_.coded_bits, "encode: the output frames hold ", coded.stride,
+          " bits, a frame sends ", shape_.coded_bits);
+  require(coded.frames() == info.frames(), "encode: ", info.frames(), " frames in but room for ",
+          coded.frames());
+  const auto frames = static_cast<std::ptrdiff_t>(info.frames());
+#pragma omp parallel for schedule(static) if (frames > 1)
+  for (std::ptrdiff_t f = 0; f < frames; ++f)
+    encode(info.frame(static_cast<std::size_t>(f)), coded.frame(static_cast<std::size_t>(f)));
+}
+
+}  // namespace gpufec::conv
