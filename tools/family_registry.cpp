@@ -1,6 +1,11 @@
 #include "family_registry.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
@@ -13,6 +18,33 @@ namespace {
 std::vector<family_commands>& table() {
   static std::vector<family_commands> families;
   return families;
+}
+
+// A number in a message: "0.5", "1e-300", "65536", never 300 digits.
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// The number in `text`, or an error message.
+std::string parse_finite(const std::string& text, double& v) {
+  char* end = nullptr;
+  errno = 0;
+  v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size()) return "'" + text + "' is not a number";
+  if (!std::isfinite(v)) return "'" + text + "' is not a finite number";
+  return {};
+}
+
+CLI::Validator number_check(std::string description, std::function<std::string(double)> check) {
+  return CLI::Validator(
+      [check](std::string& text) -> std::string {
+        double v = 0;
+        if (std::string why = parse_finite(text, v); !why.empty()) return why;
+        return check(v);
+      },
+      std::move(description), "");
 }
 }  // namespace
 
@@ -39,7 +71,7 @@ sim::options simulate_options::simulator_options() const {
 }
 
 std::vector<gpufec::backend> bench_options::resolved_backends() const {
-  if (backend != "all") return {parse_backend(backend)};
+  if (backend != "all") return {parse_backend(backend)};  // cuda without a device: throws
   if (cuda_device_count() > 0) return {gpufec::backend::cpu, gpufec::backend::cuda};
   return {gpufec::backend::cpu};
 }
@@ -48,11 +80,38 @@ CLI::Validator unsigned_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         const auto first = text.find_first_not_of(" \t");
-        if (first == std::string::npos || text[first] < '0' || text[first] > '9')
+        if (first == std::string::npos ||
+            text.find_first_not_of("0123456789", first) != std::string::npos)
           return "'" + text + "' is not a non-negative integer";
+        errno = 0;
+        (void)std::strtoull(text.c_str(), nullptr, 10);
+        if (errno == ERANGE) return "'" + text + "' is larger than 2^64 - 1";
         return {};
       },
       "", "unsigned");
+}
+
+CLI::Validator in_range(double lo, double hi) {
+  return number_check("in [" + number(lo) + ", " + number(hi) + "]", [lo, hi](double v) {
+    return v >= lo && v <= hi ? std::string()
+                              : "must lie in [" + number(lo) + ", " + number(hi) + "]";
+  });
+}
+
+CLI::Validator at_least(double lo) {
+  return number_check(">= " + number(lo), [lo](double v) {
+    return v >= lo ? std::string() : "must be >= " + number(lo);
+  });
+}
+
+CLI::Validator greater_than(double lo) {
+  return number_check("> " + number(lo), [lo](double v) {
+    return v > lo ? std::string() : "must be > " + number(lo);
+  });
+}
+
+CLI::Validator finite() {
+  return number_check("", [](double) { return std::string(); });
 }
 
 CLI::Validator sweep_validator() {
@@ -66,6 +125,10 @@ CLI::Validator sweep_validator() {
         return {};
       },
       "", "sweep");
+}
+
+void use_threads(int threads) {
+  if (threads > 0) omp_set_num_threads(threads);
 }
 
 }  // namespace gpufec::cli

@@ -1,32 +1,31 @@
-// The CLI's table of code families. `gpufec simulate|decode|bench <family>` are built from it:
-// the frame (main.cpp) owns the options every family shares; each family adds its own subcommands
-// and options from its own file and registers itself with one static object. No string dispatch.
+// The CLI's table of code families. `gpufec simulate|decode|encode|bench|info <family>` are built
+// from it: the frame (main.cpp) owns the options every family shares and the exit statuses; each
+// family adds its own subcommands and options from its own folder (tools/<family>/commands.cpp)
+// and registers itself with one static object. No string dispatch.
 //
-// How to add a family (e.g. tools/sync_commands.cpp):
-//
-//   #include "family_registry.hpp"
 //   namespace gpufec::cli {
 //   namespace {
-//   action sync_simulate(CLI::App& cmd, const simulate_options& common) {
+//   action simulate_sync(CLI::App& cmd, const simulate_options& common) {
 //     auto o = std::make_shared<sync_cli_options>();   // the family's own options, kept alive
-//     cmd.add_option("--p", o->sweep, "deletion probabilities, e.g. 1e-3:1e-2:1e-3")
-//         ->required()->check(sweep_validator());
-//     cmd.add_option("--n", o->n, "codeword length")->check(CLI::PositiveNumber);
+//     cmd.add_option("--p", o->sweep, "deletion probabilities")->required()
+//         ->check(sweep_validator());
+//     cmd.add_option("--n", o->n, "codeword length")->check(in_range(1, 32));
 //     return [o, &common] {                               // runs after a successful parse
-//       const sync::sim_family fam(o->code(), common.resolved_backend());
+//       const sync::sim_family fam(o->setup(), common.resolved_backend());
 //       return run_simulation(fam, sim::parse_sweep(o->sweep), common);
 //     };
 //   }
 //   }  // namespace
-//   const register_family sync_entry{{"sync", "insertion/deletion channel, MAP decoder",
-//                                     &sync_simulate, /*decode=*/nullptr, /*bench=*/nullptr}};
+//   const register_family sync_entry{{.name = "sync", .summary = "...", .examples = "...",
+//                                     .simulate = &simulate_sync}};
 //   }  // namespace gpufec::cli
 //
 // A null builder means the family has no such subcommand. Builders add options to `cmd` (already
-// named after the family, under simulate/decode/bench, with the shared options added) and return
-// the action; they must not run anything themselves. An action returns the exit status; it may
-// throw gpufec::error (the frame prints one line and exits with status 1). Put option checks in
-// CLI11 validators so bad values exit with status 2 before anything runs.
+// named after the family, with the shared options added) and return the action; they must not run
+// anything themselves. An action returns the exit status; it may throw gpufec::error (the frame
+// prints one line and exits 1) or usage_error (a bad combination of options found after parsing:
+// exit 2). Put single-option checks in CLI11 validators (below) so that bad values exit with
+// status 2, naming the option, before anything runs.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -38,10 +37,22 @@
 #include <string_view>
 
 #include "gpufec/common/backend.hpp"
+#include "gpufec/common/error.hpp"
 #include "gpufec/sim/family.hpp"
 #include "gpufec/sim/simulator.hpp"
 
 namespace gpufec::cli {
+
+// A command line that parses but cannot run as given (two options that clash, an output missing):
+// exit status 2, like a parse error.
+class usage_error : public invalid_argument {
+ public:
+  using invalid_argument::invalid_argument;
+};
+
+// The OpenMP threads a command may ask for: more makes no sense on any machine, and the runtime
+// fails (segfaults at 100 000) far beyond.
+inline constexpr int max_threads = 1024;
 
 // Options shared by every `simulate <family>`.
 struct simulate_options {
@@ -59,15 +70,18 @@ struct simulate_options {
   gpufec::backend resolved_backend() const { return parse_backend(backend); }
 };
 
-// Options shared by every `decode <family>`.
+// Options shared by every `decode <family>` and `encode <family>`.
 struct decode_options {
   std::string backend = "auto";
   int threads = 0;
   gpufec::backend resolved_backend() const { return parse_backend(backend); }
 };
+struct encode_options {
+  int threads = 0;
+};
 
 // Options shared by every `bench <family>`; backend "all" means cpu, plus cuda when a device
-// exists.
+// exists; "cuda" without a usable device is an error (exit 1), never a CPU-only run.
 struct bench_options {
   std::string backend = "all";
   std::uint64_t seed = 0;
@@ -76,14 +90,19 @@ struct bench_options {
   std::vector<gpufec::backend> resolved_backends() const;
 };
 
+struct info_options {};
+
 using action = std::function<int()>;
 
 struct family_commands {
-  std::string_view name;     // the subcommand name: "uncoded", "sync", ...
-  std::string_view summary;  // one line for --help
+  std::string_view name;      // the subcommand name: "uncoded", "sync", ...
+  std::string_view summary;   // one line for --help
+  std::string_view examples;  // the footer of each of the family's subcommands' --help
   action (*simulate)(CLI::App& cmd, const simulate_options& common) = nullptr;
   action (*decode)(CLI::App& cmd, const decode_options& common) = nullptr;
+  action (*encode)(CLI::App& cmd, const encode_options& common) = nullptr;
   action (*bench)(CLI::App& cmd, const bench_options& common) = nullptr;
+  action (*info)(CLI::App& cmd, const info_options& common) = nullptr;
 };
 
 // Registers a family at static-initialization time (one object per family file).
@@ -93,13 +112,25 @@ struct register_family {
 // Every registered family, sorted by name.
 std::vector<family_commands> registered_families();
 
-// --- Helpers for family builders and actions. ---------------------------------------------
-// Rejects a negative number for an unsigned option (CLI11 would wrap "-1" to 2^64 - 1).
+// --- Validators: messages a user reads ("must lie in [0, 1]", never 300 digits). -----------
+// A decimal integer that fits 64 bits (CLI11 would wrap "-1" to 2^64 - 1 and clamp 2^64).
 CLI::Validator unsigned_integer();
-// Checks a sweep text ("0:8:1", "1e-3,1e-2") with sim::parse_sweep at parse time.
+// A finite number in [lo, hi] (NaN and infinities refused).
+CLI::Validator in_range(double lo, double hi);
+// A finite number >= lo, or > lo.
+CLI::Validator at_least(double lo);
+CLI::Validator greater_than(double lo);
+// A finite number.
+CLI::Validator finite();
+// A sweep text ("0:8:1", "1e-3,1e-2") checked with sim::parse_sweep at parse time.
 CLI::Validator sweep_validator();
-// Runs a sweep the standard way: table on stdout, progress on a terminal's stderr, --json/--csv,
-// Ctrl-C ends the current point. Returns the exit status (0, or 130 when interrupted).
+
+// --- Helpers for actions. -------------------------------------------------------------------
+// Sets the OpenMP threads when asked for (0 keeps OpenMP's default).
+void use_threads(int threads);
+// Runs a sweep the standard way: table on stdout, progress on stderr, --json/--csv rewritten
+// after each point, Ctrl-C ends the current point within a second. Returns the exit status (0, or
+// 130 when interrupted).
 int run_simulation(const sim::family& fam, std::span<const double> points,
                    const simulate_options& common);
 

@@ -1,12 +1,14 @@
 // gpufec: the command-line frame. It owns the shared options and the exit-status contract
-// (0 success, 1 run-time error, 2 bad command line, 130 interrupted), builds `simulate`, `decode`
-// and `bench` from the family table (family_registry.hpp) and answers `info` itself.
+// (0 success, 1 run-time error, 2 bad command line, 130 interrupted), builds `simulate`, `decode`,
+// `encode`, `bench` and `info` from the family table (family_registry.hpp), `channel` from the
+// channels (channel_commands.cpp), and answers a bare `info` itself.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <utility>
 #include <vector>
 
+#include "channel_commands.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
@@ -14,15 +16,21 @@
 namespace gpufec::cli {
 namespace {
 
+constexpr const char* exit_statuses =
+    "\nExit status: 0 success, 1 run-time error, 2 invalid command line, 130 interrupted "
+    "(Ctrl-C).";
+
 constexpr const char* examples = R"(
 Examples:
   gpufec simulate uncoded --ebn0 0:8:1                 BPSK/AWGN BER curve, 100 frame errors per point
-  gpufec simulate uncoded --ebn0 0,2,4 --max-fe 1000 --json ber.json --backend cuda
-  gpufec bench uncoded --frames 20000                  CPU vs CUDA chain throughput
-  gpufec decode uncoded --input rx.txt --output bits.txt
+  gpufec simulate sync --q 32 --n 10 --N 210 --p 1e-3,1e-2 --backend cuda
+  gpufec encode sync --q 8 --n 5 --N 12 --write-code code.txt -i messages.txt -o frames.txt
+  gpufec channel bsid --pi 0.01 --pd 0.01 -i frames.txt -o received.txt --seed 1
+  gpufec decode sync --codebook code.txt --pi 0.01 --pd 0.01 -i received.txt --decisions d.txt
+  gpufec bench sync --p 1e-3 --batches 1,1000
   gpufec info                                          version, build options, CUDA devices
-
-Exit status: 0 success, 1 run-time error, 2 invalid command line, 130 interrupted (Ctrl-C).)";
+Every subcommand has --help with its own examples.
+)";
 
 int print_info() {
   const build_info b = get_build_info();
@@ -49,6 +57,13 @@ int print_info() {
   return 0;
 }
 
+void add_threads_option(CLI::App& cmd, int& threads) {
+  cmd.add_option("--threads", threads,
+                 "OpenMP threads for CPU work (0 = OpenMP's default, at most " +
+                     std::to_string(max_threads) + ")")
+      ->check(in_range(0, max_threads));
+}
+
 // The shared options, added to every family's subcommand by the frame.
 void add_simulate_options(CLI::App& cmd, simulate_options& o) {
   cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
@@ -64,13 +79,12 @@ void add_simulate_options(CLI::App& cmd, simulate_options& o) {
       ->check(unsigned_integer())
       ->capture_default_str();
   cmd.add_option("--max-time", o.max_time_s, "seconds that end a point (0 = no limit)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(at_least(0))
       ->capture_default_str();
-  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
-      ->check(CLI::NonNegativeNumber);
+  add_threads_option(cmd, o.threads);
   cmd.add_option("--batch", o.batch_frames,
                  "frames per chain call (0 = the chain's choice; never changes results)")
-      ->check(unsigned_integer());
+      ->check(unsigned_integer() & in_range(0, 1e8));
   cmd.add_option("--json", o.json_path, "write every parameter and figure to this JSON file");
   cmd.add_option("--csv", o.csv_path, "write one CSV line per point to this file");
   cmd.add_flag("--progress", o.progress,
@@ -86,8 +100,7 @@ void add_decode_options(CLI::App& cmd, decode_options& o) {
   cmd.add_option("--backend", o.backend, "cpu, cuda, or auto (cuda when a GPU exists)")
       ->check(CLI::IsMember(names_of<gpufec::backend>()))
       ->capture_default_str();
-  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
-      ->check(CLI::NonNegativeNumber);
+  add_threads_option(cmd, o.threads);
 }
 
 // The bench backends: every backend name, and "all".
@@ -105,8 +118,7 @@ void add_bench_options(CLI::App& cmd, bench_options& o) {
   cmd.add_option("--seed", o.seed, "seed of every random draw")
       ->check(unsigned_integer())
       ->capture_default_str();
-  cmd.add_option("--threads", o.threads, "OpenMP threads for CPU work (0 = OpenMP's default)")
-      ->check(CLI::NonNegativeNumber);
+  add_threads_option(cmd, o.threads);
   cmd.add_option("--json", o.json_path, "write the measurements to this JSON file");
 }
 
@@ -152,48 +164,71 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"gpufec: fast channel decoders on the GPU, with an exact CPU reference"};
-  app.footer(examples);
+  CLI::App app{"gpufec: fast channel decoders on the GPU, with an exact CPU reference", "gpufec"};
+  app.footer(std::string(examples) + exit_statuses);
   app.set_version_flag("--version", get_build_info().version);
   app.require_subcommand(1);
   app.fallthrough(false);
 
   simulate_options sim_common;
   decode_options decode_common;
+  encode_options encode_common;
   bench_options bench_common;
+  info_options info_common;
   std::vector<std::pair<CLI::App*, action>> actions;
 
   CLI::App* simulate = app.add_subcommand("simulate", "Monte Carlo error-rate sweep of a family");
-  CLI::App* decode = app.add_subcommand("decode", "decode received samples from a file");
-  CLI::App* bench = app.add_subcommand("bench", "throughput of a family's chain, CPU vs CUDA");
-  CLI::App* info = app.add_subcommand("info", "version, build options and CUDA devices");
-  for (CLI::App* parent : {simulate, decode, bench}) {
+  CLI::App* decode = app.add_subcommand("decode", "decode received frames from a file");
+  CLI::App* encode = app.add_subcommand("encode", "encode messages from a file into codewords");
+  CLI::App* channel =
+      app.add_subcommand("channel", "send frames from a file through a channel (seeded)");
+  CLI::App* bench = app.add_subcommand("bench", "throughput of a family's decoders, CPU vs CUDA");
+  CLI::App* info = app.add_subcommand(
+      "info", "version, build options and CUDA devices; with a family, its code's facts");
+  for (CLI::App* parent : {simulate, decode, encode, channel, bench}) {
     parent->require_subcommand(1);
-    parent->footer(examples);
+    parent->footer(std::string(examples) + exit_statuses);
   }
+  info->require_subcommand(0, 1);
 
   for (const family_commands& fam : registered_families()) {
     const std::string name(fam.name), summary(fam.summary);
+    const std::string footer = std::string(fam.examples) + exit_statuses;
+    auto add = [&](CLI::App* parent) {
+      CLI::App* cmd = parent->add_subcommand(name, summary);
+      cmd->footer(footer);
+      return cmd;
+    };
     if (fam.simulate) {
-      CLI::App* cmd = simulate->add_subcommand(name, summary);
+      CLI::App* cmd = add(simulate);
       add_simulate_options(*cmd, sim_common);
       actions.emplace_back(cmd, fam.simulate(*cmd, sim_common));
     }
     if (fam.decode) {
-      CLI::App* cmd = decode->add_subcommand(name, summary);
+      CLI::App* cmd = add(decode);
       add_decode_options(*cmd, decode_common);
       actions.emplace_back(cmd, fam.decode(*cmd, decode_common));
     }
+    if (fam.encode) {
+      CLI::App* cmd = add(encode);
+      add_threads_option(*cmd, encode_common.threads);
+      actions.emplace_back(cmd, fam.encode(*cmd, encode_common));
+    }
     if (fam.bench) {
-      CLI::App* cmd = bench->add_subcommand(name, summary);
+      CLI::App* cmd = add(bench);
       add_bench_options(*cmd, bench_common);
       actions.emplace_back(cmd, fam.bench(*cmd, bench_common));
     }
+    if (fam.info) {
+      CLI::App* cmd = add(info);
+      actions.emplace_back(cmd, fam.info(*cmd, info_common));
+    }
   }
+  add_channel_commands(*channel, actions);
 
-  if (argc <= 1) {
-    std::cout << app.help();
-    return 0;
+  if (argc <= 1) {  // a bare `gpufec`: its usage, and the status of a bad command line
+    std::cerr << app.help();
+    return 2;
   }
   try {
     app.parse(argc, argv);
@@ -202,13 +237,20 @@ int run(int argc, char** argv) {
   }
 
   try {
-    if (info->parsed()) return print_info();
     for (const auto& [cmd, act] : actions)
       if (cmd->parsed()) return act();
+    if (info->parsed()) return print_info();
     std::cerr << "gpufec: error: no command to run (see --help)\n";
+    return 2;
+  } catch (const usage_error& e) {
+    std::cerr << "gpufec: error: " << e.what() << " (see --help)\n";
     return 2;
   } catch (const gpufec::error& e) {
     std::cerr << "gpufec: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpufec: error: out of memory (a request larger than this machine can hold; "
+                 "ask for smaller frames or batches)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "gpufec: internal error: " << e.what() << "\n";

@@ -100,6 +100,7 @@ TEST_F(SyncCli, DecodeMatchesLibraryInEveryFormat) {
 }
 
 TEST_F(SyncCli, BadFilesAndOptionsGiveClearErrors) {
+  const std::string writes = " --decisions " + path("out.txt");  // decode must write something
   // Truncated packed file.
   {
     std::ofstream out(path("bad.bin"), std::ios::binary);
@@ -108,27 +109,28 @@ TEST_F(SyncCli, BadFilesAndOptionsGiveClearErrors) {
     out.write(reinterpret_cast<const char*>(len), 8);
     out << "abc";
   }
-  auto r = run_cli("decode sync -i " + path("bad.bin") + " " + code_args);
+  auto r = run_cli("decode sync -i " + path("bad.bin") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("truncated"), std::string::npos) << r.output;
   // Garbage in a text file.
   std::ofstream(path("bad.txt")) << "0101\n01x1\n";
-  r = run_cli("decode sync -i " + path("bad.txt") + " " + code_args);
+  r = run_cli("decode sync -i " + path("bad.txt") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find(":2: unexpected character 'x'"), std::string::npos) << r.output;
   // Empty file, missing file, channel not given, malformed codebook.
   std::ofstream(path("empty.txt")) << "# nothing\n";
-  r = run_cli("decode sync -i " + path("empty.txt") + " " + code_args);
+  r = run_cli("decode sync -i " + path("empty.txt") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("no frames"), std::string::npos) << r.output;
-  r = run_cli("decode sync -i " + path("missing.txt") + " " + code_args);
+  r = run_cli("decode sync -i " + path("missing.txt") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
-  r = run_cli("decode sync -i " + path("bad.txt") + " --q 8 --n 5 --N 12");
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("--pi and --pd"), std::string::npos) << r.output;
+  // The channel is a required part of the command line (exit 2, naming the option).
+  r = run_cli("decode sync -i " + path("bad.txt") + " --q 8 --n 5 --N 12" + writes);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--pi"), std::string::npos) << r.output;
   std::ofstream(path("book.txt")) << "q 4\nn 3\ncodebook\n000\n011\n";
   r = run_cli("decode sync -i " + path("bad.txt") +
-              " --q 4 --n 3 --N 2 --pi 0.01 --pd 0.01 --codebook " + path("book.txt"));
+              " --q 4 --n 3 --N 2 --pi 0.01 --pd 0.01 --codebook " + path("book.txt") + writes);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.output.find("book.txt"), std::string::npos) << r.output;
   // An undecodable frame (far too long) is reported and the exit status says so.
@@ -145,9 +147,11 @@ TEST_F(SyncCli, BadFilesAndOptionsGiveClearErrors) {
   r = run_cli("simulate sync --p 0.01 --n 40");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("--n"), std::string::npos) << r.output;
+  // A sweep value no channel can have is a bad command line too, refused before any work.
   r = run_cli("simulate sync --p 0.6 --q 4 --n 3 --N 4 --max-frames 1");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("Pi + Pd"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("# gpufec"), std::string::npos) << "no table header: " << r.output;
 }
 
 TEST_F(SyncCli, SimulateReportsStateSpaceAndIsDeterministic) {

@@ -3,7 +3,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +10,7 @@
 
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 #include "gpufec/common/sample_file.hpp"
 #include "gpufec/uncoded/uncoded.hpp"
 
@@ -29,7 +29,7 @@ action simulate_uncoded(CLI::App& cmd, const simulate_options& common) {
       ->required()
       ->check(sweep_validator());
   cmd.add_option("--K", o->info_bits, "information bits per frame")
-      ->check(unsigned_integer() & CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
+      ->check(unsigned_integer() & in_range(1, 4294967296.0))
       ->capture_default_str();
   return [o, &common] {
     const uncoded::family fam({o->info_bits}, common.resolved_backend());
@@ -48,12 +48,15 @@ struct uncoded_decode_options {
 action decode_uncoded(CLI::App& cmd, const decode_options& common) {
   auto o = std::make_shared<uncoded_decode_options>();
   cmd.add_option("--input,-i", o->input,
-                 "received BPSK samples or LLRs (positive means bit 0): the decision is the same")
+                 "received BPSK samples or LLRs (positive means bit 0): the decision is the same; "
+                 "- reads stdin")
       ->required();
-  cmd.add_option("--output,-o", o->output, "where to write the hard decisions")->required();
+  cmd.add_option("--output,-o", o->output, "where to write the hard decisions; - writes stdout")
+      ->required();
   cmd.add_option(
          "--input-format", o->input_format,
-         "auto, text (numbers separated by spaces, commas or newlines) or f32 (raw float32)")
+         "auto or text (numbers separated by spaces, commas or newlines; auto never guesses "
+         "binary) or f32 (raw float32)")
       ->check(CLI::IsMember(names_of<sample_format>()))
       ->capture_default_str();
   cmd.add_option("--output-format", o->output_format,
@@ -66,7 +69,8 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
     // A hard decision is memory-bound and tiny: the CPU does it whatever the backend, so the
     // result is the same; --backend is accepted for symmetry with other families.
     (void)common.resolved_backend();
-    if (common.threads > 0) omp_set_num_threads(common.threads);
+    use_threads(common.threads);
+    require_distinct({{"--input", o->input}}, {{"--output", o->output}});
     const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
     const std::vector<std::uint8_t> bits = uncoded::hard_decisions(llr);
     write_bits(o->output, bits, parse_bits_format(o->output_format), o->per_line);
@@ -118,15 +122,17 @@ bench_row bench_backend(const uncoded_bench_options& o, gpufec::backend b, std::
 
 action bench_uncoded(CLI::App& cmd, const bench_options& common) {
   auto o = std::make_shared<uncoded_bench_options>();
-  cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB")->capture_default_str();
   cmd.add_option("--K", o->info_bits, "information bits per frame")
-      ->check(unsigned_integer() & CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 32))
+      ->check(unsigned_integer() & in_range(1, 4294967296.0))
       ->capture_default_str();
   cmd.add_option("--frames", o->frames, "frames per backend")
-      ->check(unsigned_integer() & CLI::PositiveNumber)
+      ->check(unsigned_integer() & at_least(1))
       ->capture_default_str();
+  cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB")->check(finite())->capture_default_str();
   return [o, &common] {
-    if (common.threads > 0) omp_set_num_threads(common.threads);
+    use_threads(common.threads);
+    output_file json;  // opened before any work: a bad path fails at once
+    if (!common.json_path.empty()) json = output_file(common.json_path);
     std::vector<bench_row> rows;
     std::printf(
         "# gpufec bench uncoded: BPSK/AWGN, K = %llu, Eb/N0 = %g dB, %llu frames, %d "
@@ -159,9 +165,8 @@ action bench_uncoded(CLI::App& cmd, const bench_options& common) {
                                 {"chain_seconds", r.chain_seconds},
                                 {"decoder_mbps", r.decoder_mbps},
                                 {"chain_mbps", r.chain_mbps}});
-      std::ofstream out(common.json_path);
-      require<error>(out.good(), "cannot open output file '", common.json_path, "' for writing");
-      out << j.dump(2) << "\n";
+      json.write(j.dump(2) + "\n");
+      json.commit();
     }
     return 0;
   };
@@ -169,7 +174,19 @@ action bench_uncoded(CLI::App& cmd, const bench_options& common) {
 
 }  // namespace
 
-const register_family uncoded_entry{{"uncoded", "BPSK over AWGN without a code (hard decision)",
-                                     &simulate_uncoded, &decode_uncoded, &bench_uncoded}};
+constexpr const char* uncoded_examples = R"(
+Examples:
+  gpufec simulate uncoded --ebn0 0:8:1                 BPSK/AWGN BER curve, 100 frame errors per point
+  gpufec simulate uncoded --ebn0 0,2,4 --max-fe 1000 --json ber.json --backend cuda
+  gpufec channel awgn --esn0 3 -i bits.txt -o rx.txt && gpufec decode uncoded -i rx.txt -o bits.out
+  gpufec bench uncoded --frames 20000                  CPU vs CUDA chain throughput
+)";
+
+const register_family uncoded_entry{{.name = "uncoded",
+                                     .summary = "BPSK over AWGN without a code (hard decision)",
+                                     .examples = uncoded_examples,
+                                     .simulate = &simulate_uncoded,
+                                     .decode = &decode_uncoded,
+                                     .bench = &bench_uncoded}};
 
 }  // namespace gpufec::cli
