@@ -94,7 +94,6 @@ point_result run_point(const family& fam, double point, std::size_t index, const
   r.seed = point_seed(opt.seed, point);
   const std::unique_ptr<chain> ch = fam.make_chain(point, r.seed);
   r.shape = ch->shape();
-  r.details = ch->details();
   const std::size_t batch =
       std::max<std::size_t>(1, opt.batch_frames ? opt.batch_frames : ch->preferred_batch());
 
@@ -138,6 +137,7 @@ point_result run_point(const family& fam, double point, std::size_t index, const
     }
   }
 
+  r.details = ch->details();  // after the frames: a chain may report what they measured
   r.frames = counter.frames;
   r.frame_errors = counter.frame_errors;
   r.bit_errors = counter.bit_errors;

@@ -55,7 +55,8 @@ class binary_decoder {
   // Hard decisions on the received bits.
   virtual void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
                            cuda_stream stream);
-  // Per-point facts for the report (the plan's choices).
+  // Per-point facts for the report (the plan's choices, and what the calls so far measured, e.g.
+  // the mean iterations of an early-stopping decoder). Asked for at the end of a point.
   virtual fields details() const { return {}; }
 };
 

@@ -47,7 +47,8 @@ class chain {
                      const stop_token& stop = {}) = 0;
   // Frames per call that keep this chain's backend busy; a hint, never affects results.
   virtual std::size_t preferred_batch() const = 0;
-  // Per-point facts worth a column or a JSON field (e.g. state-space sizes, memory).
+  // Per-point facts worth a column or a JSON field (e.g. state-space sizes, memory, the mean
+  // number of iterations an iterative decoder used). Asked for once the point's frames are done.
   virtual fields details() const { return {}; }
 };
 
