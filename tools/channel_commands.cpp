@@ -42,7 +42,7 @@ void add_io(CLI::App& cmd, frames_io& o, bool bits_out) {
 }
 
 batch<std::uint8_t> read_frames(const frames_io& o) {
-  require_distinct({{"--input", o.input}}, {{"--output", o.output}});
+  distinct_paths({{"--input", o.input}}, {{"--output", o.output}});
   return sync::read_received_file(o.input, sync::parse_received_format(o.input_format));
 }
 

@@ -127,6 +127,15 @@ CLI::Validator sweep_validator() {
       "", "sweep");
 }
 
+void distinct_paths(std::initializer_list<named_path> inputs,
+                    std::initializer_list<named_path> outputs) {
+  try {
+    require_distinct(inputs, outputs);
+  } catch (const invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
 void use_threads(int threads) {
   if (threads > 0) omp_set_num_threads(threads);
 }

@@ -38,6 +38,7 @@
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 #include "gpufec/sim/family.hpp"
 #include "gpufec/sim/simulator.hpp"
 
@@ -126,6 +127,10 @@ CLI::Validator finite();
 CLI::Validator sweep_validator();
 
 // --- Helpers for actions. -------------------------------------------------------------------
+// Refuses, as a bad command line (usage_error, exit 2), an output that names the same file as an
+// input or another output: pairs of option and path (gpufec/common/files.hpp, require_distinct).
+void distinct_paths(std::initializer_list<named_path> inputs,
+                    std::initializer_list<named_path> outputs);
 // Sets the OpenMP threads when asked for (0 keeps OpenMP's default).
 void use_threads(int threads);
 // Runs a sweep the standard way: table on stdout, progress on stderr, --json/--csv rewritten

@@ -3,6 +3,7 @@
 // `encode`, `bench` and `info` from the family table (family_registry.hpp), `channel` from the
 // channels (channel_commands.cpp), and answers a bare `info` itself.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -238,7 +239,16 @@ int run(int argc, char** argv) {
 
   try {
     for (const auto& [cmd, act] : actions)
-      if (cmd->parsed()) return act();
+      if (cmd->parsed()) {
+        const int status = act();
+        // Standard output is an output too: a table written into a full disk is an error.
+        std::cout.flush();
+        if (std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+          std::cerr << "gpufec: error: failed writing standard output\n";
+          return 1;
+        }
+        return status;
+      }
     if (info->parsed()) return print_info();
     std::cerr << "gpufec: error: no command to run (see --help)\n";
     return 2;

@@ -9,6 +9,7 @@
 
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 #include "gpufec/sim/report.hpp"
 
 namespace gpufec::cli {
@@ -92,19 +93,25 @@ class cli_observer final : public sim::observer {
 
 int run_simulation(const sim::family& fam, std::span<const double> points,
                    const simulate_options& common) {
+  const sigint_guard guard;  // from the start: a Ctrl-C during the set-up ends the run cleanly
   for (const double p : points) fam.validate_point(p);
   const sim::options opt = common.simulator_options();
-  const sim::run_description run = sim::describe(fam, opt);
-  // The files exist (valid, with no point yet) before any work: a bad path fails at once.
+  sim::run_description run = sim::describe(fam, opt);
+  distinct_paths({}, {{"--json", common.json_path}, {"--csv", common.csv_path}});
+  for (const std::string& path : {common.json_path, common.csv_path})
+    if (!path.empty()) output_file(path).discard();  // a bad path fails now, before any work
+  // The first point's chain, made once before any output: its plan checks its memory needs up
+  // front (an impossible request fails here, before the table and the files), and the header
+  // shows it.
+  if (!points.empty())
+    run.first_plan =
+        fam.make_chain(points.front(), sim::point_seed(opt.seed, points.front()))->details();
+  // The files are written whole after each point: a sweep that dies keeps its finished points.
   sim::report_files files(common.json_path, common.csv_path, run);
   sim::table_printer table(std::cout, run);
   table.print_header();
   cli_observer obs(table, files, run.sweep_name, common.progress);
-  sim::sweep_result result;
-  {
-    const sigint_guard guard;
-    result = sim::run_sweep(fam, points, opt, &obs, &interrupt_requested);
-  }
+  const sim::sweep_result result = sim::run_sweep(fam, points, opt, &obs, &interrupt_requested);
   table.print_footer(result);
   std::cout.flush();
   require<error>(!std::cout.fail(), "failed writing the table to standard output");

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "gpufec/channel/awgn.hpp"
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "sim/awgn_chain_entry.hpp"
 
@@ -32,6 +33,14 @@ fields chain_details(const binary_code& code, double sigma, const binary_decoder
   fields d{{"sigma", sigma}, {"rate", code.rate()}};
   for (auto& kv : decoder.details()) d.push_back(std::move(kv));
   return d;
+}
+
+void require_one_frame_fits(const binary_code& code, std::size_t available, const char* where) {
+  const std::size_t need = chain_bytes_per_frame(code);
+  require<out_of_memory>(need <= available, "one frame of K = ", code.info_bits,
+                         " information bits (", code.coded_bits, " sent) needs ", bytes_text(need),
+                         " for its bits, LLRs and decisions, but ", bytes_text(available), " of ",
+                         where, " memory is available; ask for shorter frames");
 }
 
 void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
@@ -140,6 +149,7 @@ class cpu_awgn_chain final : public detail::stepped_chain {
 std::unique_ptr<chain> make_awgn_chain(const binary_code& code, backend where, double ebn0_db,
                                        std::uint64_t seed) {
   code.validate();
+  detail::require_one_frame_fits(code, available_host_memory(), "host");
   if (resolve_backend(where) == backend::cuda)
     return cuda_factory<detail::cuda_awgn_chain_entry>("the CUDA BPSK/AWGN chain")(code, ebn0_db,
                                                                                    seed);

@@ -27,6 +27,16 @@ inline std::size_t llr_bytes(llr_kind kind) {
   return kind == llr_kind::f32 ? sizeof(float) : 1;
 }
 
+// Bytes a chain holds per frame: the information bits and their decisions, the transmitted bits
+// (when encoded) and the decoder's input.
+inline std::size_t chain_bytes_per_frame(const binary_code& code) {
+  return 2 * code.info_bits + (code.encode ? code.coded_bits : 0) +
+         code.coded_bits * llr_bytes(code.llr);
+}
+
+// Throws out_of_memory when not even one frame fits in `available` bytes of `where`'s memory.
+void require_one_frame_fits(const binary_code& code, std::size_t available, const char* where);
+
 // Hands n frames of N LLRs of `kind` (float, int8 or hard bits, at `llr`) to the decoder.
 void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
                std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream);

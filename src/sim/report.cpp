@@ -11,7 +11,7 @@
 namespace gpufec::sim {
 
 run_description describe(const family& fam, const options& opt) {
-  return {fam.name(), fam.backend(), fam.sweep_name(), fam.parameters(), opt};
+  return {fam.name(), fam.backend(), fam.sweep_name(), fam.parameters(), opt, {}};
 }
 
 std::string text_of(const nlohmann::json& value) {
@@ -50,6 +50,11 @@ void table_printer::print_header() {
        << "\n";
   for (const auto& [key, value] : run_.parameters)
     out_ << "# " << key << " = " << text_of(value) << "\n";
+  if (!run_.first_plan.empty()) {
+    out_ << "# plan (first point):";
+    for (const auto& [key, value] : run_.first_plan) out_ << " " << key << "=" << text_of(value);
+    out_ << "\n";
+  }
   out_ << "# seed = " << run_.opt.seed << ", max-fe = " << run_.opt.stop.max_fe
        << ", max-frames = " << run_.opt.stop.max_frames
        << ", max-time = " << run_.opt.stop.max_time_s << " s (0 = no limit)\n";

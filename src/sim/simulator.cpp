@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::sim {
@@ -97,6 +98,10 @@ point_result run_point(const family& fam, double point, std::size_t index, const
   const std::size_t batch =
       std::max<std::size_t>(1, opt.batch_frames ? opt.batch_frames : ch->preferred_batch());
 
+  require<out_of_memory>(batch <= available_host_memory() / 4 / sizeof(frame_outcome),
+                         "a batch of ", batch, " frames needs ",
+                         bytes_text(batch * sizeof(frame_outcome)),
+                         " for its outcomes alone; ask for a smaller batch (--batch)");
   point_counter counter(opt.stop, r.shape);
   std::vector<frame_outcome> outcomes;
   std::uint64_t next_frame = 0;

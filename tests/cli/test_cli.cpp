@@ -9,29 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/cli_util.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/sim/stats.hpp"
 
 namespace gpufec {
 namespace {
 
-struct cli_result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-cli_result run_cli(const std::string& args) {
-  const std::string command = std::string(GPUFEC_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {};
-  cli_result r;
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
-    r.output.append(buffer, n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
+using testing::cli_result;
+using testing::run_cli;
 
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() /

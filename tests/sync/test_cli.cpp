@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/cli_util.hpp"
 #include "gpufec/sync/decoder.hpp"
 #include "gpufec/sync/received_file.hpp"
 #include "sync/test_util.hpp"
@@ -13,40 +14,10 @@
 namespace gpufec::sync {
 namespace {
 
-struct run_result {
-  int status;
-  std::string output;
-};
+using gpufec::testing::read_all;
+using gpufec::testing::run_cli;
 
-run_result run_cli(const std::string& args) {
-  const std::string command = std::string(GPUFEC_CLI_PATH) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buf[4096];
-  while (std::size_t got = fread(buf, 1, sizeof buf, pipe)) output.append(buf, got);
-  const int raw = pclose(pipe);
-  return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, output};
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class SyncCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpufec_sync_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  std::filesystem::path dir_;
-};
+class SyncCli : public gpufec::testing::cli_test {};
 
 const char* const code_args =
     "--q 8 --n 5 --N 12 --codebook random --codebook-seed 3 --pi 0.02 --pd 0.02 --ps 0.01";

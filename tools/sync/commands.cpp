@@ -90,8 +90,8 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
   return [o, &common] {
     if (o->app.empty() && o->decisions.empty() && o->drift.empty())
       throw usage_error("decode sync writes nothing: give --decisions, --app or --drift");
-    require_distinct({{"--input", o->input}, {"--codebook", o->code.codebook}},
-                     {{"--app", o->app}, {"--decisions", o->decisions}, {"--drift", o->drift}});
+    distinct_paths({{"--input", o->input}, {"--codebook", o->code.codebook}},
+                   {{"--app", o->app}, {"--decisions", o->decisions}, {"--drift", o->drift}});
     check_channel(o->channel);
     use_threads(common.threads);
     const sync::tvb_code code = o->code.code();
@@ -175,8 +175,8 @@ action encode_sync(CLI::App& cmd, const encode_options& common) {
                  "also write the code (codebooks and marker) to this file, for decode --codebook");
   add_code_options(cmd, o->code);
   return [o, &common] {
-    require_distinct({{"--input", o->input}, {"--codebook", o->code.codebook}},
-                     {{"--output", o->output}, {"--write-code", o->write_code}});
+    distinct_paths({{"--input", o->input}, {"--codebook", o->code.codebook}},
+                   {{"--output", o->output}, {"--write-code", o->write_code}});
     use_threads(common.threads);
     const sync::tvb_code code = o->code.code();
     const auto messages = read_messages(o->input, code.q(), code.N());

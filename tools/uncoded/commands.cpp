@@ -70,7 +70,7 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
     // result is the same; --backend is accepted for symmetry with other families.
     (void)common.resolved_backend();
     use_threads(common.threads);
-    require_distinct({{"--input", o->input}}, {{"--output", o->output}});
+    distinct_paths({{"--input", o->input}}, {{"--output", o->output}});
     const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
     const std::vector<std::uint8_t> bits = uncoded::hard_decisions(llr);
     write_bits(o->output, bits, parse_bits_format(o->output_format), o->per_line);

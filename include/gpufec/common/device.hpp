@@ -30,6 +30,13 @@ struct cuda_device_info {
   int registers_per_block = 0;
 };
 
+// Bytes of host memory a new allocation can take now without swapping (Linux: MemAvailable of
+// /proc/meminfo; elsewhere the free physical pages). Plans check their needs against it before
+// allocating, so a request that cannot fit fails at once with a message, not a crash.
+std::size_t available_host_memory();
+// "1.5 GiB", "320 MiB", "12 KiB", "100 B": sizes in messages.
+std::string bytes_text(std::size_t bytes);
+
 // Number of usable CUDA devices: 0 without the CUDA backend, a driver or a GPU (never throws).
 int cuda_device_count();
 std::vector<cuda_device_info> cuda_devices();

@@ -19,6 +19,9 @@ struct run_description {
   std::string sweep_name;
   fields parameters;
   options opt;
+  // The first point's plan, made before any work (what it holds and how much memory it takes),
+  // printed in the table's header; empty when not known.
+  fields first_plan;
 };
 run_description describe(const family& fam, const options& opt);
 

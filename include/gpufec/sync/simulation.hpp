@@ -72,21 +72,17 @@ class sim_family final : public sim::family {
 };
 
 namespace detail {
-// Outcome of one decoded frame against its message (shared by both chains, host and device).
+// Outcome of one decoded frame against its message (shared by both chains, host and device). An
+// undecodable frame's decisions are all zero (decode() and decode_device() leave them so, as the
+// decision files show them); they are scored as they are against the message, what was measured
+// rather than an invented count, and the frame also counts as undecodable (and a frame error).
 // `bps` is bits_per_symbol(q).
 GPUFEC_HD_INLINE sim::frame_outcome score_frame(const std::uint32_t* decided,
-                                                const std::uint32_t* message, int N, int q, int bps,
+                                                const std::uint32_t* message, int N, int bps,
                                                 bool decoded) {
-  // An undecodable frame scores as a guess would on average: every symbol wrong with probability
-  // (q-1)/q, half the bits wrong. Such frames are rare at any sensible Pr and are counted apart.
-  if (!decoded) {
-    sim::frame_outcome o;
-    o.undecodable = true;
-    o.symbol_errors = static_cast<std::uint32_t>(static_cast<std::int64_t>(N) * (q - 1) / q);
-    o.bit_errors = static_cast<std::uint32_t>(static_cast<std::int64_t>(N) * bps / 2);
-    return o;
-  }
-  return sim::score_symbols(decided, message, static_cast<std::size_t>(N), bps);
+  sim::frame_outcome o = sim::score_symbols(decided, message, static_cast<std::size_t>(N), bps);
+  o.undecodable = !decoded;
+  return o;
 }
 // What both chains report: the frame shape, and the plan's state-space facts per point.
 sim::frame_shape chain_shape(const tvb_code& code);

@@ -8,6 +8,7 @@
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
 #include "gpufec/channel/awgn.hpp"
+#include "gpufec/common/device.hpp"
 #include "sim/awgn_chain_entry.hpp"
 
 namespace gpufec::sim {
@@ -83,7 +84,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
         count_shape_(cuda::suggested_shape(count_kernel)),
         stream_(0),
         start_(true),
-        stop_(true) {}
+        stop_(true) {
+    detail::require_one_frame_fits(code, limits_.free_memory, "device");
+  }
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
   std::size_t preferred_batch() const override { return decoder_->max_batch(); }

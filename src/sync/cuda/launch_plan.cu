@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/cuda/occupancy.cuh"
+#include "gpufec/common/device.hpp"
 #include "sync/cuda/kernel_tables.cuh"
 #include "sync/cuda/kernels/alpha_beta_kernels.cuh"
 #include "sync/cuda/kernels/app_kernel.cuh"
@@ -50,7 +51,11 @@ void plan_storage(cuda_plan& p, const geometry& g, const decoder_options& o,
   if (frames == 0)
     throw out_of_memory(cat("the CUDA sync decoder needs ", per_frame(s), " bytes per frame with ",
                             to_string(s), " storage but the budget is ", p.budget, " bytes (",
-                            p.free_memory, " free on the device)"));
+                            bytes_text(p.free_memory), " free on the device)",
+                            s == storage_mode::local
+                                ? "; shorter frames (a smaller N) need less"
+                                : cat("; local storage (--storage local) needs ",
+                                      per_frame(storage_mode::local), " bytes per frame")));
   if (r.chunk_cap) frames = std::min(frames, r.chunk_cap);
   p.chunk = frames;
 }

@@ -66,6 +66,23 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
         detail::bytes_per_frame(g, summary_.storage, options_.lattice_real, backend::cpu) *
         concurrent;
     summary_.chunk = concurrent;
+    // Checked before any allocation: a plan that cannot fit says so, with the ways out.
+    if (const std::size_t available = available_host_memory(); summary_.memory_bytes > available) {
+      const std::size_t local =
+          detail::bytes_per_frame(g, storage_mode::local, options_.lattice_real, backend::cpu);
+      std::string ways;
+      if (summary_.storage == storage_mode::global)
+        ways += cat("; local storage (--storage local) needs ", bytes_text(local * concurrent));
+      if (concurrent > 1)
+        ways += cat("; one frame at a time (--threads 1) needs ",
+                    bytes_text(summary_.memory_bytes / concurrent));
+      if (local > available)
+        ways += "; shorter frames (a smaller N) or a smaller Pr-driven state space";
+      throw out_of_memory(cat("the CPU sync decoder needs ", bytes_text(summary_.memory_bytes),
+                              " (", to_string(summary_.storage), " storage, ", concurrent,
+                              " frame(s) at once) but ", bytes_text(available),
+                              " of memory is available", ways));
+    }
     engine_ = detail::make_cpu_engine(code_, g, summary_.storage, options_.lattice_real);
     return;
   }
@@ -167,6 +184,27 @@ std::string decoder_plan::describe() const {
   return os.str();
 }
 
+namespace {
+
+// What to do about a received length outside the limits: a smaller Pr only when it would help,
+// i.e. when the channel can produce that drift at a probability a Pr can go below.
+std::string length_hint(const bsid_params& channel, std::int64_t tau, std::int64_t drift) {
+  const double log10_p =
+      drift < -tau ? -INFINITY : log_drift_pmf(channel, tau, drift) / std::log(10.0);
+  if (!std::isfinite(log10_p))
+    return cat("this channel cannot ", drift > 0 ? "insert" : "delete", " ",
+               drift > 0 ? drift : -drift, " symbols in a frame of ", tau,
+               drift > 0 ? " (Pi = 0)" : " (Pd = 0, or more deletions than symbols)",
+               ": check the frame boundaries and the channel");
+  if (log10_p < -300)
+    return cat("a drift of ", drift, " has probability about 1e", std::floor(log10_p),
+               ", below any Pr: check the frame boundaries and the channel");
+  return cat("a drift of ", drift, " has probability about 1e", std::floor(log10_p),
+             ": a Pr below that widens the limits to it; else check the frame boundaries");
+}
+
+}  // namespace
+
 std::string decoder_plan::check_received_length(std::size_t rho) const {
   const std::int64_t tau = code_.tau();
   const auto& l = summary_.frame;
@@ -175,11 +213,11 @@ std::string decoder_plan::check_received_length(std::size_t rho) const {
   if (options_.end_known) {
     if (r - tau < l.lo || r - tau > l.hi)
       return cat("received length ", rho, " is outside [tau + m_tau^-, tau + m_tau^+] = [",
-                 tau + l.lo, ", ", tau + l.hi, "] (tau = ", tau, ", drift ", r - tau,
-                 "); widen the limits with a smaller Pr or check the frame boundaries");
+                 tau + l.lo, ", ", tau + l.hi, "] (tau = ", tau, ", drift ", r - tau, "); ",
+                 length_hint(channel_, tau, r - tau));
   } else if (r < tau + l.lo) {
     return cat("received length ", rho, " is shorter than tau + m_tau^- = ", tau + l.lo,
-               " (tau = ", tau, ")");
+               " (tau = ", tau, "); ", length_hint(channel_, tau, r - tau));
   }
   return {};
 }

@@ -36,13 +36,13 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, int coun
 }
 
 // score_kernel: a thread per frame: detail::score_frame, as the CPU chain scores.
-__global__ void score_kernel(int count, int N, int q, int bps, const std::uint32_t* decisions,
+__global__ void score_kernel(int count, int N, int bps, const std::uint32_t* decisions,
                              const std::uint32_t* messages, const std::int32_t* status,
                              sim::frame_outcome* outcomes) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= count) return;
   const std::size_t at = static_cast<std::size_t>(k) * N;
-  outcomes[k] = detail::score_frame(decisions + at, messages + at, N, q, bps,
+  outcomes[k] = detail::score_frame(decisions + at, messages + at, N, bps,
                                     status[k] == static_cast<std::int32_t>(frame_status::decoded));
 }
 
@@ -106,7 +106,7 @@ class cuda_chain final : public sim::chain {
           y_.get(), lengths_.get(), static_cast<std::size_t>(count), stride_, memory_space::device);
       plan_.decode_device(received, {decisions_.get(), status_.get()}, stream_);
       stop_.record(stream_);
-      score_kernel<<<blocks, threads, 0, stream_>>>(count, N, code.q(), bits_per_symbol(code.q()),
+      score_kernel<<<blocks, threads, 0, stream_>>>(count, N, bits_per_symbol(code.q()),
                                                     decisions_.get(), messages_.get(),
                                                     status_.get(), outcomes_.get());
       GPUFEC_CUDA_CHECK_LAUNCH("score_kernel");

@@ -102,9 +102,8 @@ class cpu_chain final : public sim::chain {
       }
       seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (std::size_t k = 0; k < n; ++k)
-        outcomes[begin + k] =
-            detail::score_frame(out_.frame_decisions(k), messages_.data() + k * N, N, code.q(),
-                                bits_per_symbol(code.q()), out_.decoded[k]);
+        outcomes[begin + k] = detail::score_frame(out_.frame_decisions(k), messages_.data() + k * N,
+                                                  N, bits_per_symbol(code.q()), out_.decoded[k]);
     }
     const double s = seconds_;
     seconds_ = 0;
