@@ -2,7 +2,10 @@
 // (0 success, 1 run-time error, 2 bad command line, 130 interrupted), builds `simulate`, `decode`,
 // `encode`, `bench` and `info` from the family table (family_registry.hpp), `channel` from the
 // channels (channel_commands.cpp), and answers a bare `info` itself.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
+
+#include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -13,6 +16,7 @@
 #include "family_registry.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
 
 namespace gpufec::cli {
 namespace {
@@ -164,7 +168,16 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   return 2;
 }
 
+// Outside a sweep (which ends its point cleanly on a first Ctrl-C), an interrupt or a termination
+// ends the program at once, leaving no temporary output file behind.
+extern "C" void on_terminating_signal(int signal) {
+  remove_temporary_files();
+  _exit(128 + signal);
+}
+
 int run(int argc, char** argv) {
+  std::signal(SIGINT, on_terminating_signal);
+  std::signal(SIGTERM, on_terminating_signal);
   CLI::App app{"gpufec: fast channel decoders on the GPU, with an exact CPU reference", "gpufec"};
   app.footer(std::string(examples) + exit_statuses);
   app.set_version_flag("--version", get_build_info().version);

@@ -21,7 +21,10 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs 
 
 // First Ctrl-C: finish the current point cleanly. Second: leave at once (async-signal-safe _exit).
 extern "C" void on_sigint(int) {
-  if (interrupt_requested.exchange(true)) _exit(130);
+  if (interrupt_requested.exchange(true)) {
+    remove_temporary_files();
+    _exit(130);
+  }
 }
 
 // Installs the handler for the lifetime of a sweep and restores the previous one after.

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -30,7 +31,38 @@ std::string temporary_beside(const std::string& path) {
   return (p.parent_path() / name).string();
 }
 
+// The temporary files being written, for remove_temporary_files(): fixed storage, so a signal
+// handler can walk it without allocating or locking.
+constexpr int temporary_slots = 64;
+constexpr std::size_t name_bytes = 4096;
+char temporary_names[temporary_slots][name_bytes];
+std::atomic<bool> temporary_used[temporary_slots];
+std::atomic<bool> temporary_claimed[temporary_slots];
+
+int register_temporary(const std::string& name) {
+  if (name.size() >= name_bytes) return -1;
+  for (int k = 0; k < temporary_slots; ++k) {
+    bool expected = false;
+    if (!temporary_claimed[k].compare_exchange_strong(expected, true)) continue;
+    std::memcpy(temporary_names[k], name.c_str(), name.size() + 1);
+    temporary_used[k].store(true);
+    return k;
+  }
+  return -1;  // more than 64 at once: this one is not cleaned up by a signal
+}
+
+void unregister_temporary(int slot) {
+  if (slot < 0) return;
+  temporary_used[slot].store(false);
+  temporary_claimed[slot].store(false);
+}
+
 }  // namespace
+
+void remove_temporary_files() noexcept {
+  for (int k = 0; k < temporary_slots; ++k)
+    if (temporary_used[k].load()) ::unlink(temporary_names[k]);
+}
 
 output_file::output_file(std::string path) : path_(std::move(path)) {
   require(!path_.empty(), "an output path is empty");
@@ -45,7 +77,10 @@ output_file::output_file(std::string path) : path_(std::move(path)) {
                  "' is a directory, not a file");
   // A device, pipe or socket (/dev/null, /dev/stdout, a FIFO) is written in place: there is
   // nothing to replace, and renaming a regular file over it would destroy it.
-  if (!exists || S_ISREG(st.st_mode)) temporary_ = temporary_beside(path_);
+  if (!exists || S_ISREG(st.st_mode)) {
+    temporary_ = temporary_beside(path_);
+    slot_ = register_temporary(temporary_);
+  }
   file_ = std::fopen((temporary_.empty() ? path_ : temporary_).c_str(), "wb");
   if (!file_) {
     const int e = errno;
@@ -61,7 +96,8 @@ output_file::output_file(output_file&& other) noexcept
     : path_(std::move(other.path_)),
       temporary_(std::move(other.temporary_)),
       file_(std::exchange(other.file_, nullptr)),
-      standard_output_(other.standard_output_) {}
+      standard_output_(other.standard_output_),
+      slot_(std::exchange(other.slot_, -1)) {}
 
 output_file& output_file::operator=(output_file&& other) noexcept {
   if (this != &other) {
@@ -70,6 +106,7 @@ output_file& output_file::operator=(output_file&& other) noexcept {
     temporary_ = std::move(other.temporary_);
     file_ = std::exchange(other.file_, nullptr);
     standard_output_ = other.standard_output_;
+    slot_ = std::exchange(other.slot_, -1);
   }
   return *this;
 }
@@ -102,15 +139,16 @@ void output_file::commit() {
   file_ = nullptr;
   if (!flushed || !closed) {
     if (!in_place) std::remove(temporary_.c_str());
+    unregister_temporary(std::exchange(slot_, -1));
     throw error(cat("failed writing '", path_, "': ", system_error(e)));
   }
   if (in_place) return;
-  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
-    e = errno;
-    std::remove(temporary_.c_str());
-    throw error(cat("cannot replace output file '", path_, "': ", system_error(e)));
-  }
+  const bool renamed = std::rename(temporary_.c_str(), path_.c_str()) == 0;
+  e = errno;
+  if (!renamed) std::remove(temporary_.c_str());
+  unregister_temporary(std::exchange(slot_, -1));
   temporary_.clear();
+  require<error>(renamed, "cannot replace output file '", path_, "': ", system_error(e));
 }
 
 void output_file::discard() noexcept {
@@ -123,6 +161,7 @@ void output_file::discard() noexcept {
   std::fclose(file_);
   file_ = nullptr;
   if (!temporary_.empty()) std::remove(temporary_.c_str());
+  unregister_temporary(std::exchange(slot_, -1));
 }
 
 void write_file(const std::string& path, std::string_view contents) {

@@ -77,6 +77,21 @@ TEST_F(CliSafety, CtrlCAndMaxTimeTakeEffectWithinASecondInsideALongFrame) {
   EXPECT_NE(testing::read_all(path("log2")).find("max-time"), std::string::npos);
 }
 
+// Outside a sweep, Ctrl-C ends the program at once: the outputs being written are removed, so no
+// half-written file (nor a temporary one) remains.
+TEST_F(CliSafety, AnInterruptedDecodeLeavesNoFileBehind) {
+  std::ofstream(path("rx.txt")) << std::string(200000, '0') << "\n";  // one frame, N = 20000
+  const auto run = testing::run_and_interrupt(
+      {"decode",      "sync",        "--backend", "cpu",        "--q",  "32",
+       "--n",         "10",          "--N",       "20000",      "--pi", "0.01",
+       "--pd",        "0.01",        "--threads", "1",          "-i",   path("rx.txt"),
+       "--decisions", path("d.txt"), "--app",     path("a.txt")},
+      path("log"), std::chrono::milliseconds(1500));
+  EXPECT_EQ(run.status, 130) << testing::read_all(path("log"));
+  EXPECT_LT(run.seconds_after_signal, 2.0);
+  EXPECT_EQ(files(), 2u) << "only the input and the log";
+}
+
 TEST_F(CliSafety, WriteErrorsAreErrorsNamingTheFile) {
   std::ofstream(path("rx.txt")) << "1.0 -2.0\n";
   const std::string sync_args =

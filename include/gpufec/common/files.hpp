@@ -51,7 +51,12 @@ class output_file {
   std::string path_, temporary_;
   std::FILE* file_ = nullptr;
   bool standard_output_ = false;
+  int slot_ = -1;  // where the temporary file's name is registered for remove_temporary_files()
 };
+
+// Removes every output_file's temporary file now. Async-signal-safe (unlink only): a program's
+// SIGINT/SIGTERM handler calls it before _exit, so a run killed part-way leaves nothing behind.
+void remove_temporary_files() noexcept;
 
 // Writes `contents` as the whole of `path` through an output_file (the one way gpufec writes a
 // small file whole: JSON reports, CSV tables).
