@@ -40,6 +40,16 @@ inline constexpr int gamma_waves = 4;
 // frame_resident_warps warps resident per SM: at M_tau = 33, 9 states (4 warps) beat 11 (3), 7, 6
 // and 3 by 1-8% (bench/RESULTS.md thirteenth session).
 inline constexpr int frame_max_threads = 512;
+// Register caps (__maxnreg__) of the folded kernels, by row width W, with no spills at any width
+// (ptxas -v): gamma_beta_kernel left alone takes 114 at W = 16 and keeps 16 warps per SM instead
+// of gamma_warp_kernel's 20, 8% slower issue (ncu); gamma_beta_frame_kernel keeps 24 warps
+// resident at W <= 11.
+constexpr int fold_items_max_registers(int W) {
+  return W <= 16 ? 96 : 136;
+}
+constexpr int fold_frames_max_registers(int W) {
+  return W <= 11 ? 80 : W <= 16 ? 96 : 128;
+}
 inline constexpr int frame_least_states_per_warp = 8;
 inline constexpr int frame_resident_warps = 16;
 

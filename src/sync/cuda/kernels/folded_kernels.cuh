@@ -99,7 +99,8 @@ __host__ __device__ constexpr std::size_t gamma_beta_shared(int W, int threads) 
 // capped (no spills at any width, ptxas -v): left alone, V's sums take 114 at W = 16 and the
 // kernel keeps 16 warps per SM instead of gamma_warp_kernel's 20, 8% slower issue (ncu).
 template <int W, bool NoSub>
-__global__ void __launch_bounds__(policy::gamma_max_threads) __maxnreg__(W <= 16 ? 96 : 136)
+__global__ void __launch_bounds__(policy::gamma_max_threads)
+    __maxnreg__(policy::fold_items_max_registers(W))
     gamma_beta_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords, double* V,
                       double* gsum, double* beta, const double* end_prior,
                       unsigned long long* counters, int per_warp) {
@@ -187,9 +188,8 @@ __host__ __device__ constexpr std::size_t gamma_beta_frame_shared(int W, int thr
 // Registers are capped so that 24 warps stay resident at W <= 11 (no spills, ptxas -v).
 // Shared: gamma_beta_frame_shared(W, blockDim.x, M, Kp).
 template <int W, bool NoSub>
-__global__ void __launch_bounds__(policy::frame_max_threads) __maxnreg__(W <= 11   ? 80
-                                                                         : W <= 16 ? 96
-                                                                                   : 128)
+__global__ void __launch_bounds__(policy::frame_max_threads)
+    __maxnreg__(policy::fold_frames_max_registers(W))
     gamma_beta_frame_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
                             double* V, double* gsum, double* beta, const double* end_prior,
                             int per_warp) {
