@@ -55,8 +55,9 @@ std::string byte_name(unsigned char c) {
 
 class sample_reader::impl {
  public:
-  impl(const std::string& path, sample_format format) : in_(path), format_(format) {
-    require<format_error>(in_.size() != 0, path, ": empty file (no samples)");
+  impl(const std::string& path, sample_format format)
+      : in_(path), format_(format), name_(path == "-" ? "standard input" : path) {
+    require<format_error>(in_.size() != 0, name_, ": empty file (no samples)");
     if (format_ == sample_format::f32 && in_.size() > 0) require_whole_floats(in_.size());
   }
 
@@ -73,20 +74,21 @@ class sample_reader::impl {
       read_text(out, max);
     samples_ += out.size();
     if (out.empty()) {
-      require<format_error>(consumed_ > 0, in_.path(), ": empty file (no samples)");
-      require<format_error>(samples_ > 0, in_.path(), ": no samples in the file");
+      require<format_error>(consumed_ > 0, name_, ": empty file (no samples)");
+      require<format_error>(samples_ > 0, name_, ": no samples in the file");
     }
     return out.size();
   }
 
   input_file in_;
   sample_format format_;
+  std::string name_;  // for messages: the path, or "standard input"
   std::uint64_t samples_ = 0;
   std::uint64_t consumed_ = 0;  // file offset of buf_[pos_]
 
  private:
   void require_whole_floats(std::uint64_t bytes) const {
-    require<format_error>(bytes % sizeof(float) == 0, in_.path(), ": truncated f32 file (", bytes,
+    require<format_error>(bytes % sizeof(float) == 0, name_, ": truncated f32 file (", bytes,
                           " bytes is not a multiple of 4)");
   }
 
@@ -123,7 +125,7 @@ class sample_reader::impl {
         std::memcpy(&v, buf_.data() + pos_ + k * sizeof(Raw), sizeof(Raw));
         if constexpr (std::is_same_v<Raw, float>) {
           const std::uint64_t index = samples_ + out.size();
-          require<format_error>(std::isfinite(v), in_.path(), ": sample ", index, " (byte offset ",
+          require<format_error>(std::isfinite(v), name_, ": sample ", index, " (byte offset ",
                                 index * sizeof(float), ") is not finite (", v, ")");
         }
         out.push_back(static_cast<T>(v));
@@ -133,7 +135,7 @@ class sample_reader::impl {
   }
 
   [[noreturn]] void not_text(std::size_t at) const {
-    throw format_error(cat(in_.path(), ": not a text file (byte ", consumed_ + (at - pos_), " is ",
+    throw format_error(cat(name_, ": not a text file (byte ", consumed_ + (at - pos_), " is ",
                            byte_name(static_cast<unsigned char>(buf_[at])),
                            "); for raw samples give --input-format f32 or i8"));
   }
@@ -185,12 +187,12 @@ class sample_reader::impl {
       char* stop = nullptr;
       errno = 0;
       const double v = std::strtod(token.c_str(), &stop);
-      require<format_error>(end - pos_ <= kMaxToken && stop == token.c_str() + token.size(),
-                            in_.path(), ":", line_, ": '", token.substr(0, 40),
-                            token.size() > 40 ? "..." : "", "' is not a number");
-      require<format_error>(std::isfinite(v) && std::isfinite(static_cast<float>(v)), in_.path(),
-                            ":", line_, ": sample ", samples_ + out.size(), " is not finite ('",
-                            token, "')");
+      require<format_error>(end - pos_ <= kMaxToken && stop == token.c_str() + token.size(), name_,
+                            ":", line_, ": '", token.substr(0, 40), token.size() > 40 ? "..." : "",
+                            "' is not a number");
+      require<format_error>(std::isfinite(v) && std::isfinite(static_cast<float>(v)), name_, ":",
+                            line_, ": sample ", samples_ + out.size(), " is not finite ('", token,
+                            "')");
       out.push_back(static_cast<T>(v));
       consume(end - pos_);
     }
@@ -220,6 +222,9 @@ std::size_t sample_reader::read(std::vector<std::int8_t>& out, std::size_t max) 
 
 const std::string& sample_reader::path() const {
   return impl_->in_.path();
+}
+const std::string& sample_reader::name() const {
+  return impl_->name_;
 }
 sample_format sample_reader::format() const {
   return impl_->format_;

@@ -11,11 +11,13 @@ namespace {
 
 class ConvCliErrors : public ConvCliTest {
  protected:
-  // Runs `args` with -o out.txt appended: it must fail with `status`, its message holding `named`
-  // on one line, and leave the folder as it was (no output, no temporary file).
+  // Runs `args` (decode and encode: with -o out.txt appended): it must fail with `status`, its
+  // message holding `named` on one line, and leave the folder as it was (no output, no temporary
+  // file).
   void fails(const std::string& args, int status, const std::string& named) {
     const auto before = files();
-    const cli_result r = run_cli(args + " -o " + path("out.txt"));
+    const bool writes = args.rfind("decode", 0) == 0 || args.rfind("encode", 0) == 0;
+    const cli_result r = run_cli(args + (writes ? " -o " + path("out.txt") : std::string()));
     EXPECT_EQ(r.status, status) << args << "\n" << r.output;
     EXPECT_NE(r.output.find(named), std::string::npos) << args << "\n" << r.output;
     EXPECT_EQ(r.output.rfind("gpufec: error: ", 0), 0u) << r.output;
@@ -105,10 +107,11 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails(d + " --wrap-stages 40", 2, "--wrap-stages");
   fails(d + " --chunk 0", 2, "--chunk");
   fails(d + " --output-format packed --per-line 8", 2, "--per-line");
-  fails("decode conv --frame-bits 3" + in, 2, "3");  // shorter than the K-1 = 6 tail
+  fails("decode conv --frame-bits 3" + in, 2, "frame_bits = 3");  // shorter than the K-1 tail
   fails("decode conv --term stream --frame-bits 10" + in, 2, "--frame-bits");
   fails("decode conv --term zero" + in, 2, "--frame-bits");
   fails("decode conv --term stream --metric float" + in, 2, "--metric");
+  fails("decode conv --term stream --wrap-stages 4" + in, 2, "--wrap-stages");
   fails("decode conv --frame-bits 10", 2, "--input");
   // No output: an error, not a decode that writes nowhere.
   const auto r = run_cli("decode conv --frame-bits 10" + in);
@@ -118,8 +121,9 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails("simulate conv --ebn0 1 --llr double", 2, "--llr");
   fails("simulate conv --ebn0 1 --term stream", 2, "--term");
   fails("simulate conv --ebn0 1 --frame-bits 0", 2, "--frame-bits");
-  fails("simulate conv --ebn0 1 --frame-bits 4 --term tailbiting", 2, "4");
-  fails("encode conv --frame-bits 5 --K 9 -i " + path("llr.txt"), 2, "5");
+  fails("simulate conv --ebn0 1 --frame-bits 4 --term tailbiting", 2, "frame_bits = 4");
+  fails("encode conv --frame-bits 5 --K 9 --polys 561,753 -i " + path("llr.txt"), 2,
+        "frame_bits = 5");
   fails("bench conv --K 2", 2, "--K");
   fails("bench conv --rates 3/5", 2, "--rates");
 }
@@ -140,7 +144,7 @@ TEST_F(ConvCliErrors, BackendCudaFailsClearly) {
   fails("decode conv --term stream --backend cuda -i " + path("llr.txt"), 1,
         "the CUDA conv decoder is not built yet");
   const auto before = files();
-  for (const std::string args :
+  for (const std::string& args :
        {"simulate conv --ebn0 1 --max-frames 10 --backend cuda --json " + path("s.json"),
         "bench conv --backend cuda --K 5 --rates 1/2 --json " + path("b.json")}) {
     const auto r = run_cli(args);

@@ -66,8 +66,9 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
 
 // Bits from a file: text '0'/'1' (spaces, tabs and line ends ignored: lines do not delimit
 // frames; '#' starts a comment), or packed (8 bits per byte, MSB first, as decode writes them).
-std::vector<std::uint8_t> read_bit_stream(const std::string& path, bits_format format) {
-  const std::string bytes = read_input(path);
+std::vector<std::uint8_t> read_bit_stream(const std::string& input, bits_format format) {
+  const std::string bytes = read_input(input);
+  const std::string path = input == "-" ? "standard input" : input;  // for messages
   require<format_error>(!bytes.empty(), path, ": empty file (no bits)");
   if (format == bits_format::packed) {
     const std::span<const std::uint8_t> packed(reinterpret_cast<const std::uint8_t*>(bytes.data()),
@@ -140,9 +141,9 @@ action encode_conv(CLI::App& cmd, const encode_options& common) {
       for (std::size_t k = whole; k < bits.size() && padding; ++k) padding = bits[k] == 0;
       if (padding) bits.resize(whole);
     }
-    require<format_error>(bits.size() % N == 0, o->input, ": ", bits.size(),
-                          " bits is not a whole number of frames of --frame-bits ", N, " (",
-                          bits.size() / N, " frames and ", bits.size() % N, " bits)");
+    require<format_error>(bits.size() % N == 0, o->input == "-" ? "standard input" : o->input, ": ",
+                          bits.size(), " bits is not a whole number of frames of --frame-bits ", N,
+                          " (", bits.size() / N, " frames and ", bits.size() % N, " bits)");
     const conv::encoder enc(code, pattern, N, term);
     const std::size_t frames = bits.size() / N, n = enc.shape().coded_bits;
     batch<std::uint8_t> coded;

@@ -175,7 +175,7 @@ struct decode_run {
     try {
       dec.finish(bits);
     } catch (const format_error& e) {
-      throw format_error(cat(o.input, ": ", e.what()));
+      throw format_error(cat(in.name(), ": ", e.what()));
     }
     sink.write(bits);
     progress.clear();
@@ -193,10 +193,11 @@ struct decode_run {
     const std::size_t n = shape.coded_bits;
     const std::size_t batch_frames = std::max<std::size_t>(1, o.chunk / n);
     auto not_whole = [&](std::uint64_t values) {
-      return format_error(cat(o.input, ": ", values, " LLRs is not a whole number of frames of ", n,
-                              " LLRs (", shape.info_bits, " information bits, ", name_of(term),
+      return format_error(cat(in.name(), ": ", values, " LLRs is not a whole number of frames of ",
+                              n, " LLRs (", shape.info_bits, " information bits, ", name_of(term),
                               ", ", shape.stages, " stages, pattern ", pattern.to_string(),
-                              "): the input ends ", values % n, " LLRs into frame ", values / n));
+                              "): the input ends ", values % n, " LLRs into frame ", values / n,
+                              " (counted from 0)"));
     };
     // A raw file of known size is checked before any work.
     const std::size_t width = o.input_format == "f32" ? 4 : o.input_format == "i8" ? 1 : 0;
@@ -218,7 +219,7 @@ struct decode_run {
         else
           plan.decode(batch_view<float>::uniform(f32.data(), count, n), out_bits);
       } catch (const invalid_argument& e) {
-        throw format_error(cat(o.input, ": frames from ", frames_done, ": ", e.what()));
+        throw format_error(cat(in.name(), ": frames from ", frames_done, ": ", e.what()));
       }
       sink.write(bits);
       frames_done += count;
@@ -288,6 +289,8 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
           cat("--term ", o->code.term, " decodes frames: give --frame-bits N, or --term stream"));
     if (!stream && o->traceback_option->count())
       throw usage_error("--traceback applies to --term stream (frames use a full traceback)");
+    if (stream && o->decoder.wrap_option->count())
+      throw usage_error("--wrap-stages applies to --term tailbiting (frames), not to a stream");
     if (stream && o->decoder.metric_option->count())
       throw usage_error("--metric applies to frames (the stream reference uses double metrics)");
     if (o->output_format == "packed" && o->per_line_option->count())

@@ -46,6 +46,7 @@ class sample_reader {
   std::size_t read(std::vector<std::int8_t>& out, std::size_t max);
 
   const std::string& path() const;
+  const std::string& name() const;  // for messages: the path, or "standard input" for "-"
   sample_format format() const;
   std::uint64_t samples_read() const;
   std::uint64_t bytes_read() const;  // bytes of the file consumed so far
