@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +23,18 @@
 #include "gpufec/common/sample_file.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/stream.hpp"
+
+namespace gpufec::cli {
+// Which sign of an LLR means bit 0: ours (L = log P(0)/P(1)) or the other.
+enum class llr_sign { positive_is_0, positive_is_1 };
+}  // namespace gpufec::cli
+
+template <>
+struct gpufec::enum_names<gpufec::cli::llr_sign> {
+  using E = cli::llr_sign;
+  static constexpr std::array entries{enum_entry{E::positive_is_0, "positive-is-0"},
+                                      enum_entry{E::positive_is_1, "positive-is-1"}};
+};
 
 namespace gpufec::cli {
 namespace {
@@ -109,8 +122,6 @@ class progress_line {
   bool tty_, shown_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_{};
 };
-
-enum class llr_sign { positive_is_0, positive_is_1 };
 
 // The values of a chunk in our convention (positive means bit 0). int8 -128 has no negative:
 // under positive-is-1 it becomes +127.
@@ -251,7 +262,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
   cmd.add_option("--llr-sign", o->sign,
                  "positive-is-0 (ours: L = log P(0)/P(1), as channel awgn writes) or "
                  "positive-is-1 (the other convention)")
-      ->check(CLI::IsMember({"positive-is-0", "positive-is-1"}))
+      ->check(CLI::IsMember(names_of<llr_sign>()))
       ->capture_default_str();
   cmd.add_option("--output-format", o->output_format,
                  "text ('0'/'1') or packed (8 bits per byte, MSB first, the last byte padded with "
@@ -309,7 +320,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
                    std::move(reader),
                    out,
                    bit_sink(out, parse_bits_format(o->output_format), per_line),
-                   o->sign == "positive-is-1" ? llr_sign::positive_is_1 : llr_sign::positive_is_0,
+                   parse_name<llr_sign>(o->sign, "--llr-sign"),
                    format == sample_format::i8,
                    {},
                    {},
