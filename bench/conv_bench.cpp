@@ -1,308 +1,20 @@
-// Benchmark program for the conv decoders (issue 22): decoded Mb/s of the reference and the fast
-// decoder on the same frames in the same run, on one thread and on all threads, for K in {5, 7, 9}
-// and rates 1/2 and 3/4, plus VOLK's volk_8u_x4_conv_k7_r2_8u as a peer for K = 7, rate 1/2 when
-// gpufec was built with VOLK (Debian libvolk2-dev). Prints a table; --json FILE writes every
-// figure.
+// Benchmark program for the conv decoders (issue 22): the harness of bench/conv/bench.hpp, which
+// `gpufec bench conv` runs too, over K in {5, 7, 9} and rates 1/2 and 3/4, one thread and all
+// threads, with VOLK's K = 7 kernel as a peer when built with it. Prints a table; --json FILE
+// writes every figure.
 //   conv_bench [--quick] [--frame-bits N] [--json FILE]
-//
-// Method: zero-tail frames of N information bits (default 8192) over BPSK/AWGN at Eb/N0 = 4 dB;
-// each decode call is timed whole (wall clock: input conversion, ACS, traceback) after one warm-up
-// call, and the median of the repetitions is reported. The decoders of one code and rate are
-// timed round-robin (one call each per round), so a clock that drifts during the run shifts them
-// alike and their ratios hold. Mb/s counts information bits. The bit
-// error rate of each row is printed as a sanity check (all decoders should agree closely).
-// VOLK's kernel runs the add-compare-select only (its users trace back separately), on 8-bit
-// soft symbols 128 - 8 L clamped to 0..255, one frame after another on one thread; its row is
-// timed the same way and its decisions are traced back outside the timing for the BER column.
-// For a like-for-like figure the "fast, ACS only" row times our kernel alone on the same frames
-// (branch tables made beforehand, no traceback).
-#include <omp.h>
-
-#include <algorithm>
-#include <chrono>
-#include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <functional>
-#include <iomanip>
 #include <iostream>
-#include <memory>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
-#include <vector>
 
-#include "conv/fast_decoder.hpp"
-#include "conv/fast_kernel.hpp"
-#include "gpufec/channel/awgn.hpp"
-#include "gpufec/common/philox.hpp"
-#include "gpufec/conv/decoder.hpp"
-#include "gpufec/conv/encoder.hpp"
-
-#ifdef GPUFEC_HAVE_VOLK
-#include <volk/volk.h>
-#endif
-
-namespace {
-
-using namespace gpufec;
-using namespace gpufec::conv;
-using clock_type = std::chrono::steady_clock;
-
-struct row {
-  int K = 0;
-  std::string rate, decoder, input;
-  int threads = 1;
-  std::size_t frames = 0, bits_per_call = 0;
-  double seconds = 0, mbps = 0, ber = 0;
-};
-
-struct workload {
-  conv_code code;
-  puncture_pattern pattern;
-  std::size_t N;
-  std::vector<std::uint8_t> info;
-  std::vector<float> llr;
-  std::vector<std::int8_t> q;
-  std::size_t frames, coded_bits;
-};
-
-workload make_workload(const conv_code& code, const puncture_pattern& pattern, std::size_t N,
-                       std::size_t frames) {
-  const encoder enc(code, pattern, N, termination::zero_tail);
-  workload w{code, pattern, N, {}, {}, {}, frames, enc.shape().coded_bits};
-  w.info.resize(frames * N);
-  w.llr.resize(frames * w.coded_bits);
-  w.q.resize(w.llr.size());
-  const double sigma = channel::sigma_from_ebn0(4.0, pattern.rate());
-  std::vector<std::uint8_t> coded(w.coded_bits);
-  for (std::size_t f = 0; f < frames; ++f) {
-    philox_stream source(2024, rng_source, f);
-    for (std::size_t i = 0; i < N; ++i)
-      w.info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
-    enc.encode(std::span<const std::uint8_t>(w.info).subspan(f * N, N), coded);
-    for (std::size_t i = 0; i < w.coded_bits; ++i)
-      w.llr[f * w.coded_bits + i] = static_cast<float>(
-          channel::llr_from_sample(channel::awgn_received(2024, f, i, coded[i], sigma), sigma));
-  }
-  quantize_llrs(w.llr, channel::int8_llr_scale(sigma), w.q);
-  return w;
-}
-
-double bit_error_rate(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b) {
-  std::size_t errors = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) errors += a[i] != b[i];
-  return static_cast<double>(errors) / static_cast<double>(a.size());
-}
-
-// One row's measurement: `call` decodes the row's frames once; `ber` reads the result afterwards
-// (empty when the row makes no decisions). `state` keeps the plan and buffers alive.
-struct job {
-  row r;
-  std::function<void()> call;
-  std::function<double()> ber;
-  std::shared_ptr<void> state;
-};
-
-// Times the jobs of one workload round-robin: a warm-up call each, then `reps` rounds of one
-// call each, and the median per job. Interleaving keeps a clock that drifts during the run from
-// favouring one decoder over another in the same group.
-void measure(std::vector<job>& jobs, int reps, std::vector<row>& rows) {
-  for (auto& j : jobs) j.call();
-  std::vector<std::vector<double>> t(jobs.size());
-  for (int round = 0; round < reps; ++round)
-    for (std::size_t k = 0; k < jobs.size(); ++k) {
-      const auto start = clock_type::now();
-      jobs[k].call();
-      t[k].push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-    }
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    std::sort(t[k].begin(), t[k].end());
-    row r = jobs[k].r;
-    r.seconds = t[k][t[k].size() / 2];
-    r.mbps = static_cast<double>(r.bits_per_call) / r.seconds / 1e6;
-    r.ber = jobs[k].ber ? jobs[k].ber() : -1;
-    rows.push_back(r);
-  }
-}
-
-job plan_job(const workload& w, decoder_kind kind, const char* input, int threads,
-             std::size_t frames) {
-  struct state {
-    decoder_plan plan;
-    std::vector<std::uint8_t> bits;
-  };
-  decoder_options options;
-  options.decoder = kind;
-  options.threads = threads;
-  auto st = std::make_shared<state>(state{
-      decoder_plan(w.code, w.pattern, w.N, termination::zero_tail, options, backend::cpu, frames),
-      std::vector<std::uint8_t>(frames * w.N)});
-  job j;
-  j.r.K = w.code.K();
-  j.r.rate = w.pattern.rate_string();
-  j.r.decoder = std::string(name_of(kind));
-  j.r.input = input;
-  j.r.threads = threads;
-  j.r.frames = frames;
-  j.r.bits_per_call = frames * w.N;
-  const bool int8 = std::strcmp(input, "int8") == 0;
-  j.call = [&w, st, frames, int8] {
-    const auto out = batch_span<std::uint8_t>::uniform(st->bits.data(), frames, w.N);
-    if (int8)
-      st->plan.decode(batch_view<std::int8_t>::uniform(w.q.data(), frames, w.coded_bits), out);
-    else
-      st->plan.decode(batch_view<float>::uniform(w.llr.data(), frames, w.coded_bits), out);
-  };
-  j.ber = [&w, st] {
-    return bit_error_rate(
-        st->bits, std::vector<std::uint8_t>(w.info.begin(), w.info.begin() + st->bits.size()));
-  };
-  j.state = st;
-  return j;
-}
-
-// The fast decoder's add-compare-select alone, over tables made beforehand (two frames at a time
-// where the kernel does that): the part of the work the VOLK kernel does, for a like-for-like row.
-job fast_acs_only_job(const workload& w) {
-  struct state {
-    detail::fast_trellis trellis;
-    std::vector<std::int16_t> tables, metric0, metric1;
-    std::vector<std::uint8_t> rows0, rows1;
-  };
-  auto st = std::make_shared<state>(state{detail::fast_trellis(w.code), {}, {}, {}, {}, {}});
-  const detail::fast_trellis& trellis = st->trellis;
-  const std::size_t stages = w.N + static_cast<std::size_t>(w.code.memory());
-  const std::size_t paired = detail::two_frame_row(trellis.layout());
-  const std::size_t entries = trellis.table_entries(), frames = w.frames - w.frames % 2;
-  st->tables.resize(frames / 2 * stages * paired);
-  std::vector<std::int8_t> pairs(2 * stages);
-  for (std::size_t f = 0; f < frames; ++f) {
-    std::copy_n(w.q.begin() + static_cast<std::ptrdiff_t>(f * w.coded_bits), 2 * stages,
-                pairs.begin());
-    if (trellis.two_frames())
-      trellis.branch_tables(pairs.data(), stages,
-                            st->tables.data() + f / 2 * stages * paired + (f % 2) * entries,
-                            paired);
-    else
-      trellis.branch_tables(pairs.data(), stages, st->tables.data() + f * stages * entries,
-                            entries);
-  }
-  st->rows0.resize(stages * trellis.row_bytes() + 8);
-  st->rows1.resize(st->rows0.size());
-  st->metric0.resize(w.code.states());
-  st->metric1.resize(w.code.states());
-  job j;
-  j.r.K = w.code.K();
-  j.r.rate = w.pattern.rate_string();
-  j.r.decoder = "fast, ACS only";
-  j.r.input = "int8";
-  j.r.frames = frames;
-  j.r.bits_per_call = frames * w.N;
-  j.call = [st, frames, stages, paired, entries] {
-    const detail::fast_trellis& tr = st->trellis;
-    for (std::size_t p = 0; p < frames / 2; ++p) {
-      tr.start_metrics(false, st->metric0.data());
-      tr.start_metrics(false, st->metric1.data());
-      if (tr.two_frames()) {
-        std::int16_t* const metric[2] = {st->metric0.data(), st->metric1.data()};
-        std::uint8_t* const rows[2] = {st->rows0.data(), st->rows1.data()};
-        tr.forward_two(metric, st->tables.data() + p * stages * paired, stages, rows);
-      } else {
-        tr.forward(st->metric0.data(), st->tables.data() + 2 * p * stages * entries, stages,
-                   st->rows0.data());
-        tr.forward(st->metric1.data(), st->tables.data() + (2 * p + 1) * stages * entries, stages,
-                   st->rows1.data());
-      }
-    }
-  };
-  j.state = st;
-  return j;
-}
-
-#ifdef GPUFEC_HAVE_VOLK
-// VOLK's K = 7, rate 1/2 ACS kernel over the frames, one after another. Branchtab holds, per
-// butterfly i and stream j, 255 when the branch from state i with input 0 sends a 1 (libfec's
-// table, with our polynomials bit-reversed as libfec writes them); soft symbols are 0 for a sure 0
-// and 255 for a sure 1. Decisions land as bit j of a 64-bit word per stage (state j), which our
-// traceback rule reads the same way.
-job volk_job(const workload& w) {
-  constexpr unsigned S = 64;
-  const std::size_t stages = w.N + 6, frames = w.frames;
-  struct state {
-    unsigned char *branchtab = nullptr, *X = nullptr, *Y = nullptr, *dec = nullptr;
-    std::vector<unsigned char> syms;
-    std::vector<std::vector<std::uint64_t>> decisions;
-    ~state() {
-      volk_free(branchtab);
-      volk_free(X);
-      volk_free(Y);
-      volk_free(dec);
-    }
-  };
-  auto st = std::make_shared<state>();
-  const std::size_t alignment = volk_get_alignment();
-  st->branchtab = static_cast<unsigned char*>(volk_malloc(S, alignment));
-  for (unsigned i = 0; i < S / 2; ++i)
-    for (unsigned b = 0; b < 2; ++b)
-      st->branchtab[b * S / 2 + i] =
-          static_cast<unsigned char>((w.code.label(i, 0) >> b) & 1u ? 255 : 0);
-  st->X = static_cast<unsigned char*>(volk_malloc(S, alignment));
-  st->Y = static_cast<unsigned char*>(volk_malloc(S, alignment));
-  st->dec = static_cast<unsigned char*>(volk_malloc(stages * 8 + 64, alignment));
-  st->syms.resize(frames * 2 * stages);
-  for (std::size_t i = 0; i < st->syms.size(); ++i)
-    st->syms[i] =
-        static_cast<unsigned char>(std::clamp(std::lround(128.0 - 8.0 * w.llr[i]), 0L, 255L));
-  st->decisions.assign(frames, std::vector<std::uint64_t>(stages));
-  job j;
-  j.r.K = 7;
-  j.r.rate = "1/2";
-  j.r.decoder = "volk_8u_x4_conv_k7_r2_8u (ACS only)";
-  j.r.input = "uint8 soft";
-  j.r.frames = frames;
-  j.r.bits_per_call = frames * w.N;
-  j.call = [st, frames, stages] {
-    for (std::size_t f = 0; f < frames; ++f) {
-      std::memset(st->X, 63, S);
-      st->X[0] = 0;
-      std::memset(st->dec, 0, stages * 8);
-      volk_8u_x4_conv_k7_r2_8u(st->Y, st->X, st->syms.data() + f * 2 * stages, st->dec,
-                               static_cast<unsigned>(stages), 0, st->branchtab);
-      std::memcpy(st->decisions[f].data(), st->dec, stages * 8);
-    }
-  };
-  // Traceback (untimed) from state 0 for the BER column.
-  j.ber = [&w, st, frames, stages] {
-    std::vector<std::uint8_t> bits(frames * w.N);
-    for (std::size_t f = 0; f < frames; ++f) {
-      unsigned state = 0;
-      for (std::size_t t = stages; t-- > 0;) {
-        const unsigned d = static_cast<unsigned>(st->decisions[f][t] >> state) & 1u;
-        if (t < w.N) bits[f * w.N + t] = static_cast<std::uint8_t>(state & 1u);
-        state = (state >> 1) | (d << 5);
-      }
-    }
-    return bit_error_rate(bits, w.info);
-  };
-  j.state = st;
-  return j;
-}
-#endif
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
-}  // namespace
+#include "conv/bench.hpp"
+#include "gpufec/common/files.hpp"
 
 int main(int argc, char** argv) {
+  using namespace gpufec::conv;
+  bench_config cfg;
   bool quick = false;
-  std::size_t frame_bits = 8192;
   std::string json_path;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--quick")) {
@@ -310,82 +22,30 @@ int main(int argc, char** argv) {
     } else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) {
       json_path = argv[++a];
     } else if (!std::strcmp(argv[a], "--frame-bits") && a + 1 < argc) {
-      frame_bits = std::stoul(argv[++a]);
+      char* end = nullptr;
+      cfg.frame_bits = std::strtoul(argv[++a], &end, 10);
+      if (*end != '\0' || cfg.frame_bits < 8) {
+        std::cerr << "conv_bench: --frame-bits '" << argv[a] << "' is not an integer >= 8\n";
+        return 2;
+      }
     } else {
       std::cerr << "usage: conv_bench [--quick] [--frame-bits N] [--json FILE]\n";
       return 2;
     }
   }
   try {
-    const int all_threads = omp_get_max_threads();
-    const int reps = quick ? 3 : 9;
-    const std::size_t fast_frames = quick ? 8 : 32, reference_frames = quick ? 2 : 4;
-    const std::pair<int, conv_code> codes[] = {{5, conv_code(5, {023, 035})},
-                                               {7, conv_code(7, {0171, 0133})},
-                                               {9, conv_code(9, {0561, 0753})}};
-    std::vector<row> rows;
-    for (const auto& [K, code] : codes)
-      for (const char* rate : {"1/2", "3/4"}) {
-        const auto pattern = puncture_pattern::standard(rate, 2);
-        const workload w = make_workload(code, pattern, frame_bits, fast_frames);
-        std::vector<job> jobs;
-        for (int threads : {1, all_threads}) {
-          jobs.push_back(plan_job(w, decoder_kind::reference, "float", threads,
-                                  std::min<std::size_t>(reference_frames * threads, fast_frames)));
-          jobs.push_back(plan_job(w, decoder_kind::fast, "float", threads, fast_frames));
-          jobs.push_back(plan_job(w, decoder_kind::fast, "int8", threads, fast_frames));
-          if (all_threads == 1) break;
-        }
-        if (K == 7 && std::string(rate) == "1/2") {
-          jobs.push_back(fast_acs_only_job(w));
-#ifdef GPUFEC_HAVE_VOLK
-          jobs.push_back(volk_job(w));
-#endif
-        }
-        measure(jobs, reps, rows);
-      }
-
-    const auto target = detail::acs_shape(7).target;
-    std::cout << "conv_bench: " << cpu_model() << ", " << all_threads << " threads, SIMD target "
-              << target << ", frames of " << frame_bits << " bits, zero tail, Eb/N0 4 dB\n\n";
-    std::cout << std::left << std::setw(3) << "K" << std::setw(5) << "rate" << std::setw(38)
-              << "decoder" << std::setw(11) << "input" << std::setw(8) << "threads" << std::right
-              << std::setw(10) << "Mb/s" << std::setw(12) << "BER"
-              << "\n";
-    for (const auto& r : rows) {
-      std::ostringstream mbps, ber;
-      mbps << std::fixed << std::setprecision(r.mbps < 10 ? 2 : 1) << r.mbps;
-      if (r.ber >= 0)
-        ber << std::scientific << std::setprecision(2) << r.ber;
-      else
-        ber << "-";
-      std::cout << std::left << std::setw(3) << r.K << std::setw(5) << r.rate << std::setw(38)
-                << r.decoder << std::setw(11) << r.input << std::setw(8) << r.threads << std::right
-                << std::setw(10) << mbps.str() << std::setw(12) << ber.str() << "\n";
+    gpufec::output_file json;  // opened before any work: a bad path fails at once
+    if (!json_path.empty()) json = gpufec::output_file(json_path);
+    if (quick) {
+      cfg.repeats = 3;
+      cfg.frames = 8;
+      cfg.reference_frames = 2;
     }
-#ifndef GPUFEC_HAVE_VOLK
-    std::cout << "\n(VOLK column skipped: gpufec was built without libvolk2-dev)\n";
-#endif
-    if (!json_path.empty()) {
-      nlohmann::json j;
-      j["cpu"] = cpu_model();
-      j["threads"] = all_threads;
-      j["simd_target"] = target;
-      j["frame_bits"] = frame_bits;
-      j["ebn0_db"] = 4.0;
-      j["termination"] = "zero";
-      for (const auto& r : rows)
-        j["rows"].push_back({{"K", r.K},
-                             {"rate", r.rate},
-                             {"decoder", r.decoder},
-                             {"input", r.input},
-                             {"threads", r.threads},
-                             {"frames", r.frames},
-                             {"bits_per_call", r.bits_per_call},
-                             {"median_seconds", r.seconds},
-                             {"mbps", r.mbps},
-                             {"ber", r.ber}});
-      std::ofstream(json_path) << j.dump(2) << "\n";
+    const bench_result result = run_bench(cfg);
+    std::cout << format_table(result, cfg);
+    if (json) {
+      json.write(to_json(result, cfg).dump(2) + "\n");
+      json.commit();
     }
   } catch (const std::exception& e) {
     std::cerr << "conv_bench: " << e.what() << "\n";

@@ -174,31 +174,78 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
   write_file(path, j.dump(2) + "\n");
 }
 
-std::string read_input(const std::string& path) {
-  require<format_error>(!path.empty(), "an input path is empty");
-  std::FILE* in = stdin;
-  if (path != "-") {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-      const int e = errno;
-      throw format_error(cat("cannot open input file '", path, "': ", system_error(e)));
-    }
-    require<format_error>(!S_ISDIR(st.st_mode), "input '", path, "' is a directory, not a file");
-    in = std::fopen(path.c_str(), "rb");
-    if (!in) {
-      const int e = errno;
-      throw format_error(cat("cannot open input file '", path, "': ", system_error(e)));
-    }
+input_file::input_file(std::string path) : path_(std::move(path)) {
+  require<format_error>(!path_.empty(), "an input path is empty");
+  if (path_ == "-") {
+    file_ = stdin;
+    return;
   }
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0) {
+    const int e = errno;
+    throw format_error(cat("cannot open input file '", path_, "': ", system_error(e)));
+  }
+  require<format_error>(!S_ISDIR(st.st_mode), "input '", path_, "' is a directory, not a file");
+  file_ = std::fopen(path_.c_str(), "rb");
+  if (!file_) {
+    const int e = errno;
+    throw format_error(cat("cannot open input file '", path_, "': ", system_error(e)));
+  }
+  if (S_ISREG(st.st_mode)) size_ = static_cast<std::int64_t>(st.st_size);
+}
+
+input_file::~input_file() {
+  close();
+}
+
+input_file::input_file(input_file&& other) noexcept
+    : path_(std::move(other.path_)),
+      file_(std::exchange(other.file_, nullptr)),
+      size_(other.size_),
+      bytes_read_(other.bytes_read_) {}
+
+input_file& input_file::operator=(input_file&& other) noexcept {
+  if (this != &other) {
+    close();
+    path_ = std::move(other.path_);
+    file_ = std::exchange(other.file_, nullptr);
+    size_ = other.size_;
+    bytes_read_ = other.bytes_read_;
+  }
+  return *this;
+}
+
+void input_file::close() noexcept {
+  if (file_ && file_ != stdin) std::fclose(file_);
+  file_ = nullptr;
+}
+
+std::string input_file::name() const {
+  return path_ == "-" ? std::string("standard input") : cat("'", path_, "'");
+}
+
+std::size_t input_file::read(char* buffer, std::size_t size) {
+  require<format_error>(file_ != nullptr, "input ", name(), " is closed");
+  std::size_t got = 0;
+  while (got < size) {
+    const std::size_t n = std::fread(buffer + got, 1, size - got, file_);
+    got += n;
+    if (n == 0) break;
+  }
+  if (got < size && std::ferror(file_)) {
+    const int e = errno;
+    throw format_error(cat("failed reading ", name(), ": ", system_error(e)));
+  }
+  bytes_read_ += got;
+  return got;
+}
+
+std::string read_input(const std::string& path) {
+  input_file in(path);
   std::string bytes;
   std::vector<char> buffer(1 << 16);
-  while (const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), in))
+  while (const std::size_t got = in.read(buffer.data(), buffer.size()))
     bytes.append(buffer.data(), got);
-  const bool failed = std::ferror(in);
-  const int e = errno;
-  if (in != stdin) std::fclose(in);
-  require<format_error>(!failed, "failed reading '", path == "-" ? "standard input" : path,
-                        "': ", system_error(e));
   return bytes;
 }
 

@@ -35,7 +35,7 @@ TEST_F(CliSafety, ImpossibleMemoryRequestsFailUpFrontNamingTheNeed) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("available"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(path("d.txt"))) << "no output file after a failure";
-  EXPECT_EQ(files(), 1u) << "no temporary file left behind";
+  EXPECT_EQ(files().size(), 1u) << "no temporary file left behind";
   // A frame of 2^32 bits: 24 GiB for bits, LLRs and decisions.
   if (available_host_memory() < (std::size_t{24} << 30)) {
     r = run_cli("simulate uncoded --ebn0 1 --K 4294967296 --max-frames 1");
@@ -89,7 +89,7 @@ TEST_F(CliSafety, AnInterruptedDecodeLeavesNoFileBehind) {
       path("log"), std::chrono::milliseconds(1500));
   EXPECT_EQ(run.status, 130) << testing::read_all(path("log"));
   EXPECT_LT(run.seconds_after_signal, 2.0);
-  EXPECT_EQ(files(), 2u) << "only the input and the log";
+  EXPECT_EQ(files().size(), 2u) << "only the input and the log";
 }
 
 TEST_F(CliSafety, WriteErrorsAreErrorsNamingTheFile) {
@@ -168,7 +168,7 @@ TEST_F(CliSafety, JsonAndCsvKeepTheFinishedPointsOfASweepCutShort) {
   EXPECT_TRUE(j["interrupted"].get<bool>());
   const std::string csv = testing::read_all(path("s.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
-  EXPECT_EQ(files(), 3u) << "the two reports and the log, no temporary file";
+  EXPECT_EQ(files().size(), 3u) << "the two reports and the log, no temporary file";
 }
 
 TEST_F(CliSafety, FilesAreTextByContentAndSayWhatIsWrong) {

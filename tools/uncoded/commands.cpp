@@ -56,7 +56,7 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
   cmd.add_option(
          "--input-format", o->input_format,
          "auto or text (numbers separated by spaces, commas or newlines; auto never guesses "
-         "binary) or f32 (raw float32)")
+         "binary), f32 (raw float32) or i8 (raw int8)")
       ->check(CLI::IsMember(names_of<sample_format>()))
       ->capture_default_str();
   cmd.add_option("--output-format", o->output_format,

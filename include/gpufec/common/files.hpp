@@ -8,10 +8,12 @@
 // or none, never a truncated file that looks finished. "-" is standard output (written as it goes).
 //
 // Inputs: read_input() reads a whole file ("-": standard input) and names the problem when it is
-// missing, a directory or unreadable. Two paths that name the same file (by identity when both
+// missing, a directory or unreadable; input_file reads one in chunks, with the same messages, for
+// inputs larger than memory. Two paths that name the same file (by identity when both
 // exist, else by their absolute normalized form) are refused by require_distinct().
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
@@ -57,6 +59,35 @@ class output_file {
 // Removes every output_file's temporary file now. Async-signal-safe (unlink only): a program's
 // SIGINT/SIGTERM handler calls it before _exit, so a run killed part-way leaves nothing behind.
 void remove_temporary_files() noexcept;
+
+// A file ("-": standard input) read in chunks. Opening throws format_error naming `path` when it
+// is missing, a directory, or cannot be opened; a failed read throws naming it too.
+class input_file {
+ public:
+  explicit input_file(std::string path);
+  ~input_file();
+  input_file(input_file&& other) noexcept;
+  input_file& operator=(input_file&& other) noexcept;
+  input_file(const input_file&) = delete;
+  input_file& operator=(const input_file&) = delete;
+
+  const std::string& path() const { return path_; }
+  // "standard input" for "-", else the path in quotes: for messages.
+  std::string name() const;
+  // Reads up to `size` bytes (fewer only at the end); returns how many, 0 at the end.
+  std::size_t read(char* buffer, std::size_t size);
+  std::uint64_t bytes_read() const { return bytes_read_; }
+  // The size of a regular file in bytes, or -1 when it is not known (standard input, a pipe).
+  std::int64_t size() const { return size_; }
+
+ private:
+  void close() noexcept;
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::int64_t size_ = -1;
+  std::uint64_t bytes_read_ = 0;
+};
 
 // Writes `contents` as the whole of `path` through an output_file (the one way gpufec writes a
 // small file whole: JSON reports, CSV tables).

@@ -1,0 +1,145 @@
+// The conv family as a sim::binary_code for the shared BPSK/AWGN chain: the encoder over batches,
+// and a decoder adapter that hands the chain's float, int8 or hard views to a decoder_plan.
+#include "gpufec/conv/simulation.hpp"
+
+#include <cmath>
+
+#include "gpufec/common/error.hpp"
+#include "gpufec/conv/encoder.hpp"
+
+namespace gpufec::conv {
+namespace {
+
+// Refuses what this build cannot run; automatic means the CPU (no CUDA conv decoder exists).
+void require_cpu(backend where) {
+  require(where != backend::cuda,
+          "backend cuda: the CUDA conv decoder is not built yet (the conv family runs on the CPU)");
+}
+
+// The chain's decoder: a decoder_plan made for the chain's largest batch.
+class plan_decoder final : public sim::binary_decoder {
+ public:
+  plan_decoder(const sim_setup& s, std::size_t max_batch)
+      : plan_(s.code, s.pattern, s.frame_bits, s.term, s.options, backend::cpu, max_batch) {}
+
+  std::size_t max_batch() const override { return plan_.summary().max_batch; }
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
+    plan_.decode(llr, bits);
+  }
+  void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
+    plan_.decode(llr, bits);
+  }
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                   cuda_stream) override {
+    plan_.decode_hard(received, bits);
+  }
+  sim::fields details() const override {
+    const plan_summary& s = plan_.summary();
+    sim::fields d{{"decoder", std::string(name_of(s.decoder))}, {"threads", s.threads}};
+    if (!s.kernel.empty()) d.emplace_back("kernel", s.kernel);
+    return d;
+  }
+
+ private:
+  decoder_plan plan_;
+};
+
+// A plan for one frame on one thread: what the chain's plans will choose, made to validate the
+// setup and to report its choices without running anything.
+plan_summary resolve(const sim_setup& s) {
+  require_cpu(s.where);
+  decoder_options one = s.options;
+  one.threads = 1;
+  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, backend::cpu, 1).summary();
+}
+
+// How the decoder's input is made from the channel's LLR L = 2y / sigma^2.
+std::string llr_rule(const sim_setup& s, decoder_kind decoder) {
+  switch (s.llr) {
+    case sim::llr_kind::i8:
+      return "int8: round(L * int8_llr_scale(sigma)) clamped to +-127; |y| = 1 + 3 sigma -> 127";
+    case sim::llr_kind::hard:
+      return "hard decision on the sign of L (the decoder sees +-1)";
+    case sim::llr_kind::f32:
+      break;
+  }
+  if (decoder == decoder_kind::reference) return "float L, unquantized";
+  if (s.options.llr_scale > 0) return cat("float L, quantized to int8 by x ", s.options.llr_scale);
+  return "float L, quantized to int8 per frame: mean |L| -> 31.75";
+}
+
+}  // namespace
+
+void validate(const sim_setup& s) {
+  require_cpu(s.where);
+  (void)encoder(s.code, s.pattern, s.frame_bits, s.term);  // frame length, tail-biting start
+  (void)resolve(s);
+}
+
+sim::binary_code binary_code(const sim_setup& s) {
+  validate(s);
+  const auto enc = std::make_shared<const encoder>(s.code, s.pattern, s.frame_bits, s.term);
+  sim::binary_code c;
+  c.info_bits = enc->shape().info_bits;
+  c.coded_bits = enc->shape().coded_bits;
+  c.llr = s.llr;
+  c.encode = [enc](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
+    enc->encode(info, coded);
+  };
+  c.decoder = [s](backend where, std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
+    require_cpu(where);
+    return std::make_unique<plan_decoder>(s, max_batch);
+  };
+  return c;
+}
+
+sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
+  validate(setup_);
+  resolved_ = resolve(setup_);
+}
+
+void sim_family::validate_point(double ebn0_db) const {
+  require(std::isfinite(ebn0_db), "Eb/N0 must be a finite number of dB (Eb/N0 = ", ebn0_db, ")");
+}
+
+sim::fields sim_family::parameters() const {
+  const sim_setup& s = setup_;
+  const frame_shape& shape = resolved_.shape;
+  std::string polys;
+  for (const std::uint32_t p : s.code.polynomials()) {
+    if (!polys.empty()) polys += ',';
+    polys += octal(p);
+  }
+  sim::fields f{{"code", "convolutional"},
+                {"K", s.code.K()},
+                {"polynomials", polys},
+                {"recursive", s.code.recursive()}};
+  if (s.code.feedback()) f.emplace_back("feedback", octal(*s.code.feedback()));
+  f.emplace_back("puncture_pattern", s.pattern.to_string());
+  f.emplace_back("puncture_rate", s.pattern.rate_string());
+  f.emplace_back("termination", std::string(name_of(s.term)));
+  f.emplace_back("frame_bits", shape.info_bits);
+  f.emplace_back("coded_bits", shape.coded_bits);
+  f.emplace_back("rate",
+                 static_cast<double>(shape.info_bits) / static_cast<double>(shape.coded_bits));
+  f.emplace_back("modulation", "BPSK");
+  f.emplace_back("channel", "AWGN");
+  f.emplace_back("llr", std::string(name_of(s.llr)));
+  f.emplace_back("llr_rule", llr_rule(s, resolved_.decoder));
+  if (s.llr == sim::llr_kind::f32 && resolved_.decoder == decoder_kind::fast)
+    f.emplace_back("llr_scale", s.options.llr_scale > 0 ? nlohmann::json(s.options.llr_scale)
+                                                        : nlohmann::json("auto"));
+  f.emplace_back("decoder", std::string(name_of(resolved_.decoder)));
+  if (resolved_.decoder == decoder_kind::reference)
+    f.emplace_back("reference_metric", std::string(name_of(s.options.reference_metric)));
+  f.emplace_back("traceback", "full (whole frame)");
+  if (s.term == termination::tail_biting) f.emplace_back("wrap_stages", resolved_.wrap_stages);
+  return f;
+}
+
+std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {
+  validate_point(ebn0_db);
+  return sim::make_awgn_chain(binary_code(setup_), backend::cpu, ebn0_db, seed);
+}
+
+}  // namespace gpufec::conv

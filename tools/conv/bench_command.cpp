@@ -1,0 +1,83 @@
+// `bench conv`: the reference and the fast decoder on the same frames, one thread and all threads,
+// with VOLK's K = 7 kernel as a peer when built with it (bench/conv/bench.hpp).
+#include <iostream>
+#include <memory>
+
+#include "conv/bench.hpp"
+#include "conv/code_options.hpp"
+#include "family_registry.hpp"
+#include "gpufec/common/files.hpp"
+#include "gpufec/conv/puncture.hpp"
+
+namespace gpufec::cli {
+namespace {
+
+struct conv_bench_options {
+  conv::bench_config config;
+};
+
+action bench_conv(CLI::App& cmd, const bench_options& common) {
+  auto o = std::make_shared<conv_bench_options>();
+  conv::bench_config& c = o->config;
+  cmd.add_option("--K", c.K,
+                 "constraint lengths, comma separated (3..9; the usual codes: 5 (23,35), "
+                 "7 (171,133), 9 (561,753), ...)")
+      ->delimiter(',')
+      ->check(in_range(conv::conv_code::min_K, conv::conv_code::max_K))
+      ->capture_default_str();
+  cmd.add_option("--rates", c.rates,
+                 "puncturing of the rate 1/2 codes, separated by spaces (a pattern's rows take the "
+                 "comma): 1/2, 2/3, 3/4, 5/6, 7/8 or rows such as 101,110")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            try {
+              (void)conv::puncture_pattern::parse(text, 2);
+            } catch (const gpufec::error& e) {
+              return e.what();
+            }
+            return {};
+          },
+          "", "rate"))
+      ->capture_default_str();
+  cmd.add_option("--frame-bits", c.frame_bits, "information bits per frame (zero tail)")
+      ->check(unsigned_integer() & in_range(8, 1 << 24))
+      ->capture_default_str();
+  cmd.add_option("--frames", c.frames, "frames per call of the fast decoder")
+      ->check(unsigned_integer() & in_range(2, 1 << 16))
+      ->capture_default_str();
+  cmd.add_option("--reference-frames", c.reference_frames,
+                 "frames per call of the reference decoder, per thread")
+      ->check(unsigned_integer() & in_range(1, 1 << 16))
+      ->capture_default_str();
+  cmd.add_option("--repeats", c.repeats, "timed calls per decoder after a warm-up (median)")
+      ->check(in_range(1, 1000))
+      ->capture_default_str();
+  cmd.add_option("--ebn0", c.ebn0_db, "Eb/N0 of the frames in dB")
+      ->check(finite())
+      ->capture_default_str();
+  return [o, &common] {
+    // No CUDA conv decoder exists: cpu, auto and all run the CPU rows; cuda is an error.
+    require_cpu_backend(common.backend);
+    output_file json;  // opened before any work: a bad path fails at once
+    if (!common.json_path.empty()) json = output_file(common.json_path);
+    conv::bench_config cfg = o->config;
+    cfg.seed = common.seed;
+    cfg.threads = common.threads;
+    const conv::bench_result result = conv::run_bench(cfg);
+    std::cout << conv::format_table(result, cfg);
+    std::cout.flush();
+    if (json) {
+      json.write(conv::to_json(result, cfg).dump(2) + "\n");
+      json.commit();
+    }
+    return 0;
+  };
+}
+
+}  // namespace
+
+action conv_bench_command(CLI::App& cmd, const bench_options& common) {
+  return bench_conv(cmd, common);
+}
+
+}  // namespace gpufec::cli

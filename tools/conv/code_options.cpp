@@ -1,0 +1,103 @@
+// The conv code and decoder options of the command lines, and their conversion to library values.
+#include "conv/code_options.hpp"
+
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::cli {
+
+conv::conv_code conv_code_options::code() const {
+  conv::conv_code c = from_options([&] {
+    try {
+      return conv::conv_code::parse(K, polys, recursive());
+    } catch (const invalid_argument& e) {
+      throw invalid_argument(
+          cat("--K ", K, " --polys ", polys, recursive() ? " --rsc" : "", ": ", e.what()));
+    }
+  });
+  if (recursive() && !rsc.empty()) {
+    const std::uint32_t feedback = from_options([&] { return conv::parse_octal(rsc, "--rsc"); });
+    if (feedback != *c.feedback())
+      throw usage_error(cat("--rsc ", rsc, ": the recursive systematic form takes its feedback ",
+                            "from the first polynomial (--polys ", polys, " gives feedback ",
+                            conv::octal(*c.feedback()), "); put ", rsc,
+                            " first in --polys, or give --rsc alone"));
+  }
+  return c;
+}
+
+conv::puncture_pattern conv_code_options::pattern(const conv::conv_code& c) const {
+  if (rate.empty()) return conv::puncture_pattern::none(c.beta());
+  return from_options([&] {
+    try {
+      return conv::puncture_pattern::parse(rate, c.beta());
+    } catch (const invalid_argument& e) {
+      throw invalid_argument(cat("--rate ", rate, ": ", e.what()));
+    }
+  });
+}
+
+void add_code_options(CLI::App& cmd, conv_code_options& o, std::vector<std::string> terms) {
+  cmd.add_option("--K", o.K, "constraint length (memory K-1, 2^(K-1) states)")
+      ->check(in_range(conv::conv_code::min_K, conv::conv_code::max_K))
+      ->capture_default_str();
+  cmd.add_option("--polys", o.polys,
+                 "generator polynomials in octal, comma separated, one per output stream (2 to 4; "
+                 "MSB = current input, as MATLAB poly2trellis and libfec)")
+      ->capture_default_str();
+  o.rsc_option = cmd.add_option("--rsc", o.rsc,
+                                "recursive systematic form (Sionna rsc=True): the first polynomial "
+                                "is the feedback and stream 0 the input itself; a value, if "
+                                "given, must be that feedback polynomial (octal)")
+                     ->expected(0, 1);
+  cmd.add_option("--rate", o.rate,
+                 "puncturing: a DVB-S rate (2/3, 3/4, 5/6, 7/8; 1/2 = none) or the pattern's rows, "
+                 "comma separated (101,110); default none");
+  const std::string term_help =
+      "termination: zero (K-1 tail bits), trunc (no tail), tailbiting (start state = end "
+      "state)" +
+      std::string(terms.size() > 3 ? ", or stream (a continuous stream, like vitdec 'cont')" : "");
+  cmd.add_option("--term", o.term, term_help)
+      ->check(CLI::IsMember(std::move(terms)))
+      ->capture_default_str();
+}
+
+conv::decoder_options conv_decoder_cli_options::options(conv::termination term) const {
+  if (wrap_option->count() && term != conv::termination::tail_biting)
+    throw usage_error(
+        cat("--wrap-stages applies to --term tailbiting only (--term ", name_of(term), ")"));
+  conv::decoder_options d;
+  d.decoder = parse_name<conv::decoder_kind>(decoder, "--decoder");
+  d.reference_metric = parse_name<conv::metric_type>(metric, "--metric");
+  d.llr_scale = llr_scale;
+  d.wrap_stages = wrap_stages;
+  return d;
+}
+
+void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
+  cmd.add_option("--decoder", o.decoder,
+                 "auto (fast where the CPU has SIMD), reference (exact ML Viterbi) or fast "
+                 "(Highway SIMD, int16 metrics)")
+      ->check(CLI::IsMember(names_of<conv::decoder_kind>()))
+      ->capture_default_str();
+  o.metric_option = cmd.add_option("--metric", o.metric, "the reference decoder's path metrics")
+                        ->check(CLI::IsMember(names_of<conv::metric_type>()))
+                        ->capture_default_str();
+  cmd.add_option("--llr-scale", o.llr_scale,
+                 "fast decoder, float LLRs: q = round(L x scale) clamped to +-127; 0 = per frame, "
+                 "mean |L| -> 31.75")
+      ->check(at_least(0))
+      ->capture_default_str();
+  o.wrap_option = cmd.add_option("--wrap-stages", o.wrap_stages,
+                                 "tail-biting: wrap-around stages on each side (0 = the traceback "
+                                 "depth 2.5 K / (1 - R))")
+                      ->check(unsigned_integer() & in_range(0, 1 << 20))
+                      ->capture_default_str();
+}
+
+void require_cpu_backend(const std::string& backend_name) {
+  require(backend_name != "cuda",
+          "--backend cuda: the CUDA conv decoder is not built yet; the conv family runs on the CPU "
+          "(--backend cpu or auto)");
+}
+
+}  // namespace gpufec::cli

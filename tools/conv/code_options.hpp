@@ -1,0 +1,63 @@
+// The options that describe a convolutional code, its puncturing and termination, and its decoder
+// on the conv command lines (simulate, decode, encode), and how they become library values. Values
+// the library refuses (a polynomial wider than K, a pattern with a zero column, a frame too short
+// for its tail) are bad command lines: usage_error naming the option, exit status 2.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "family_registry.hpp"
+#include "gpufec/conv/code.hpp"
+#include "gpufec/conv/decoder.hpp"
+#include "gpufec/conv/puncture.hpp"
+
+namespace gpufec::cli {
+
+struct conv_code_options {
+  int K = 7;
+  std::string polys = "171,133";
+  std::string rsc;   // the feedback polynomial, or empty with --rsc alone (the first polynomial)
+  std::string rate;  // empty: no puncturing
+  std::string term = "zero";
+  CLI::Option* rsc_option = nullptr;
+
+  bool recursive() const { return rsc_option && rsc_option->count() > 0; }
+  conv::conv_code code() const;
+  conv::puncture_pattern pattern(const conv::conv_code& code) const;
+};
+
+// --K, --polys, --rsc, --rate and --term; `terms` lists the names --term takes (the terminations,
+// and "stream" for decode).
+void add_code_options(CLI::App& cmd, conv_code_options& o, std::vector<std::string> terms);
+
+struct conv_decoder_cli_options {
+  std::string decoder = "auto";
+  std::string metric = "double";
+  double llr_scale = 0;
+  std::size_t wrap_stages = 0;
+  CLI::Option *metric_option = nullptr, *wrap_option = nullptr;
+
+  // The library options for a termination (usage_error for --wrap-stages without tail-biting).
+  conv::decoder_options options(conv::termination term) const;
+};
+void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
+
+// The conv family runs on the CPU: --backend cuda is refused (gpufec::invalid_argument, exit 1:
+// the command line is valid, this build cannot run it); auto and cpu run on the CPU.
+void require_cpu_backend(const std::string& backend_name);
+
+// Runs `make`, turning the library's invalid_argument (a description that names its bad field)
+// into a usage_error: the values came from the command line.
+template <class Fn>
+auto from_options(Fn&& make) {
+  try {
+    return make();
+  } catch (const backend_unavailable&) {
+    throw;
+  } catch (const invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
+}  // namespace gpufec::cli

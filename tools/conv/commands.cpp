@@ -1,0 +1,185 @@
+// `simulate conv` and `encode conv`, and the conv family's entry in the CLI table; `decode conv` is
+// in decode_command.cpp, `bench conv` in bench_command.cpp, the code options in code_options.*.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "conv/code_options.hpp"
+#include "family_registry.hpp"
+#include "gpufec/common/bits.hpp"
+#include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
+#include "gpufec/common/sample_file.hpp"
+#include "gpufec/conv/encoder.hpp"
+#include "gpufec/conv/simulation.hpp"
+#include "gpufec/sync/received_file.hpp"
+
+namespace gpufec::cli {
+
+action conv_decode_command(CLI::App& cmd, const decode_options& common);
+action conv_bench_command(CLI::App& cmd, const bench_options& common);
+
+namespace {
+
+const std::vector<std::string> frame_terms = names_of<conv::termination>();
+
+struct conv_simulate_options {
+  conv_code_options code;
+  conv_decoder_cli_options decoder;
+  std::string ebn0, llr = "float";
+  std::uint64_t frame_bits = 1000;
+};
+
+action simulate_conv(CLI::App& cmd, const simulate_options& common) {
+  auto o = std::make_shared<conv_simulate_options>();
+  cmd.add_option("--ebn0", o->ebn0,
+                 "Eb/N0 points in dB (Eb per information bit): first:last:step ranges and/or a "
+                 "comma list")
+      ->required()
+      ->check(sweep_validator());
+  add_code_options(cmd, o->code, frame_terms);
+  cmd.add_option("--frame-bits", o->frame_bits, "information bits per frame")
+      ->check(unsigned_integer() & in_range(1, 1 << 26))
+      ->capture_default_str();
+  cmd.add_option("--llr", o->llr,
+                 "decoder input: float (2y/sigma^2), int8 (quantized at 127 / LLR(1 + 3 sigma)) "
+                 "or hard (the sign)")
+      ->check(CLI::IsMember(names_of<sim::llr_kind>()))
+      ->capture_default_str();
+  add_decoder_options(cmd, o->decoder);
+  return [o, &common] {
+    require_cpu_backend(common.backend);
+    const conv::sim_family fam = from_options([&] {
+      const conv::conv_code code = o->code.code();
+      conv::sim_setup s(code, o->code.pattern(code));
+      s.frame_bits = o->frame_bits;
+      s.term = parse_name<conv::termination>(o->code.term, "--term");
+      s.llr = parse_name<sim::llr_kind>(o->llr, "--llr");
+      s.options = o->decoder.options(s.term);
+      s.where = backend::cpu;
+      return conv::sim_family(std::move(s));
+    });
+    return run_simulation(fam, sim::parse_sweep(o->ebn0), common);
+  };
+}
+
+// Bits from a file: text '0'/'1' (spaces, tabs and line ends ignored: lines do not delimit
+// frames; '#' starts a comment), or packed (8 bits per byte, MSB first, as decode writes them).
+std::vector<std::uint8_t> read_bit_stream(const std::string& input, bits_format format) {
+  const std::string bytes = read_input(input);
+  const std::string path = input == "-" ? "standard input" : input;  // for messages
+  require<format_error>(!bytes.empty(), path, ": empty file (no bits)");
+  if (format == bits_format::packed) {
+    const std::span<const std::uint8_t> packed(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                               bytes.size());
+    return unpack_bits(packed, 8 * bytes.size());
+  }
+  const std::string_view text = as_text(bytes, path, "for packed bits give --input-format packed");
+  std::vector<std::uint8_t> bits;
+  std::size_t line = 1;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c == '0' || c == '1') {
+      bits.push_back(static_cast<std::uint8_t>(c - '0'));
+    } else if (c == '#') {
+      while (k + 1 < text.size() && text[k + 1] != '\n') ++k;
+    } else if (c == '\n') {
+      ++line;
+    } else {
+      require<format_error>(c == ' ' || c == '\t' || c == '\r', path, ":", line,
+                            ": unexpected character '", c, "' (bits are 0 and 1)");
+    }
+  }
+  require<format_error>(!bits.empty(), path, ": no bits in the file");
+  return bits;
+}
+
+struct conv_encode_options {
+  conv_code_options code;
+  std::string input, output, input_format = "text", output_format = "text";
+  std::uint64_t frame_bits = 0;
+};
+
+action encode_conv(CLI::App& cmd, const encode_options& common) {
+  auto o = std::make_shared<conv_encode_options>();
+  cmd.add_option("--input,-i", o->input,
+                 "information bits: text 0/1 (line ends ignored) or packed; - reads stdin")
+      ->required();
+  cmd.add_option("--output,-o", o->output,
+                 "coded bits, one frame per line (text) or a packed frames file "
+                 "(docs/formats.md), as gpufec channel reads them; - writes stdout")
+      ->required();
+  cmd.add_option("--input-format", o->input_format,
+                 "text ('0'/'1') or packed (8 bits per byte, MSB first; with --frame-bits, "
+                 "trailing zero bits short of a byte are padding)")
+      ->check(CLI::IsMember(names_of<bits_format>()))
+      ->capture_default_str();
+  cmd.add_option("--output-format", o->output_format, "text or packed")
+      ->check(CLI::IsMember(names_of<sync::received_format>()))
+      ->capture_default_str();
+  add_code_options(cmd, o->code, frame_terms);
+  cmd.add_option("--frame-bits", o->frame_bits,
+                 "information bits per frame (0: the whole input is one frame)")
+      ->check(unsigned_integer() & in_range(0, 1 << 30))
+      ->capture_default_str();
+  return [o, &common] {
+    distinct_paths({{"--input", o->input}}, {{"--output", o->output}});
+    use_threads(common.threads);
+    const conv::conv_code code = o->code.code();
+    const conv::puncture_pattern pattern = o->code.pattern(code);
+    const auto term = parse_name<conv::termination>(o->code.term, "--term");
+    if (o->frame_bits)  // a frame length the code cannot take is a bad command line
+      (void)from_options([&] { return conv::encoder(code, pattern, o->frame_bits, term); });
+    const auto format = parse_bits_format(o->input_format);
+    std::vector<std::uint8_t> bits = read_bit_stream(o->input, format);
+    std::size_t N = o->frame_bits ? o->frame_bits : bits.size();
+    if (format == bits_format::packed) {
+      // The packing pads the last byte: bits past the last whole frame, fewer than 8 and all 0.
+      const std::size_t whole = bits.size() / N * N;
+      bool padding = bits.size() - whole < 8 && whole > 0;
+      for (std::size_t k = whole; k < bits.size() && padding; ++k) padding = bits[k] == 0;
+      if (padding) bits.resize(whole);
+    }
+    require<format_error>(bits.size() % N == 0, o->input == "-" ? "standard input" : o->input, ": ",
+                          bits.size(), " bits is not a whole number of frames of --frame-bits ", N,
+                          " (", bits.size() / N, " frames and ", bits.size() % N, " bits)");
+    const conv::encoder enc(code, pattern, N, term);
+    const std::size_t frames = bits.size() / N, n = enc.shape().coded_bits;
+    batch<std::uint8_t> coded;
+    for (std::size_t f = 0; f < frames; ++f) coded.append(n);
+    enc.encode(batch_view<std::uint8_t>::uniform(bits.data(), frames, N),
+               batch_span<std::uint8_t>::uniform(coded.data().data(), frames, n));
+    sync::write_received_file(o->output, coded, sync::parse_received_format(o->output_format));
+    std::cerr << "gpufec: encoded " << frames << " frames of " << N << " bits into " << n
+              << " coded bits each (" << code.to_string() << ", pattern " << pattern.to_string()
+              << ", " << name_of(term) << ")\n";
+    return 0;
+  };
+}
+
+constexpr const char* conv_examples = R"(
+Examples:
+  gpufec simulate conv --K 7 --polys 171,133 --ebn0 0:6:0.5 --frame-bits 1000
+  gpufec simulate conv --rate 3/4 --term tailbiting --llr int8 --ebn0 3:6:1 --json ber.json
+  gpufec simulate conv --K 4 --polys 13,15 --rsc --ebn0 1,2,3 --decoder reference
+  gpufec encode conv --frame-bits 100 --rate 3/4 -i bits.txt -o coded.txt
+  gpufec channel awgn --ebn0 5 --rate 0.7 -i coded.txt -o llr.txt --seed 1
+  gpufec decode conv --frame-bits 100 --rate 3/4 -i llr.txt -o decided.txt
+  gpufec decode conv --term stream --input-format f32 -i capture.f32 -o bits.bin --output-format packed
+  gpufec bench conv --K 7 --rates 1/2 --json bench.json
+LLRs: positive means bit 0 (L = 2y/sigma^2); --llr-sign positive-is-1 takes the other convention.
+)";
+
+}  // namespace
+
+const register_family conv_entry{
+    {.name = "conv",
+     .summary = "convolutional codes (K 3..9, punctured, RSC), Viterbi decoders",
+     .examples = conv_examples,
+     .simulate = &simulate_conv,
+     .decode = &conv_decode_command,
+     .encode = &encode_conv,
+     .bench = &conv_bench_command}};
+
+}  // namespace gpufec::cli
