@@ -4,6 +4,7 @@
 #include "gpufec/polar/simulation.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -145,6 +146,11 @@ sim::fields sim_family::parameters() const {
           {"modulation", "BPSK"},
           {"channel", "AWGN"},
           {"llr", "float"}};
+}
+
+void sim_family::validate_point(double ebn0_db) const {
+  require(std::isfinite(ebn0_db) && ebn0_db >= -200 && ebn0_db <= 200,
+          "Eb/N0 must lie in [-200, 200] dB (Eb/N0 = ", ebn0_db, " dB)");
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {

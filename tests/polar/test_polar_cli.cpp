@@ -402,6 +402,7 @@ TEST_F(PolarCli, BadOptionsExitTwoNamingTheOption) {
   expect_usage(sim + "--decoder bp --sc-update minsum", "--sc-update applies to --decoder sc");
   expect_usage(sim + "--decoder viterbi", "--decoder");
   expect_usage("simulate polar --N 64", "--ebn0");
+  expect_usage("simulate polar --N 64 --ebn0 1,400 --max-frames 10", "--ebn0 400");
   const std::string dec = "decode polar --N 8 --K 4 -i x.txt ";
   expect_usage(dec, "--output");  // decode writes something, always
   expect_usage(dec + "-o y --output-kind codeword-llr", "codeword LLR");

@@ -69,6 +69,13 @@ action simulate_polar(CLI::App& cmd, const simulate_options& common) {
     check_decoder(code, options);
     const polar::sim_family fam(std::move(code), options, gpufec::backend::cpu);
     const std::vector<double> points = sim::parse_sweep(o->ebn0);
+    for (const double p : points) {  // a point the family cannot simulate is a bad command line
+      try {
+        fam.validate_point(p);
+      } catch (const invalid_argument& e) {
+        throw usage_error(cat("--ebn0 ", p, ": ", e.what()));
+      }
+    }
     return run_simulation(fam, points, common);
   };
 }

@@ -47,6 +47,9 @@ class sim_family final : public sim::family {
   std::string name() const override { return "polar"; }
   std::string sweep_name() const override { return "Eb/N0"; }
   std::string backend() const override { return "cpu"; }
+  // Eb/N0 in [-200, 200] dB: the LLRs 4 R Eb/N0 (linear) stay finite floats with a wide margin
+  // (they overflow near +380 dB, where the decoder would refuse them).
+  void validate_point(double ebn0_db) const override;
   // N, K, the construction (method, design SNR, file, fingerprint of the frozen set), systematic,
   // the decoder and its update rule, scale, iterations and early stopping; null where a field
   // does not apply (the iterations of SC).
