@@ -196,7 +196,7 @@ nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& c
       {"family", "polar"},
       {"parameters",
        {{"ebn0_db", cfg.ebn0_db},
-        {"K", cfg.K ? nlohmann::json(*cfg.K) : nlohmann::json("N/2")},
+        {"K", cfg.K ? nlohmann::json(*cfg.K) : nlohmann::json()},  // null: N/2 for each N
         {"construction", cfg.construct.empty() ? "5g (N <= 1024), ga:2.5 beyond" : cfg.construct},
         {"repeats", cfg.repeats},
         {"seed", cfg.seed},
