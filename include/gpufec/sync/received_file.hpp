@@ -23,6 +23,9 @@ received_format parse_received_format(std::string_view name);  // "auto", "text"
 batch<std::uint8_t> read_received_file(const std::string& path, received_format format);
 void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
                          received_format format);
+// The bytes write_received_file writes (text, or packed for `packed`; `automatic` writes text), for
+// a caller that opened its output_file before any work.
+std::string received_file_bytes(const batch<std::uint8_t>& frames, received_format format);
 
 // APPs: text (per frame a "# frame F" line, then one line of q values per symbol, %.17g), csv
 // (frame,i,D,app) or f64 (raw little-endian doubles [frame][i][D]).

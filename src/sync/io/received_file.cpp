@@ -79,6 +79,11 @@ batch<std::uint8_t> read_received_file(const std::string& path, received_format 
 void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
                          received_format format) {
   output_file out(path);
+  out.write(received_file_bytes(frames, format));
+  out.commit();
+}
+
+std::string received_file_bytes(const batch<std::uint8_t>& frames, received_format format) {
   std::string bytes;
   if (format == received_format::packed) {
     bytes.assign(magic, sizeof magic);
@@ -94,8 +99,7 @@ void write_received_file(const std::string& path, const batch<std::uint8_t>& fra
       bytes += '\n';
     }
   }
-  out.write(bytes);
-  out.commit();
+  return bytes;
 }
 
 app_format parse_app_format(std::string_view name) {

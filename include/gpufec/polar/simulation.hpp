@@ -1,0 +1,65 @@
+// The polar family for the Monte Carlo simulator: a polar code as the BPSK/AWGN chain takes it
+// (gpufec/sim/awgn_chain.hpp: sizes, the encoder, a decoder over polar::decoder_plan), and the
+// sim::family that sweeps Eb/N0 (in dB, at the rate K/N) with it.
+//
+// The decoder counts what it measured: the BP iterations each frame ran (G-matrix early stopping
+// stops a frame before the cap), reported per point as `mean_iterations` over `decoded_frames`.
+// Those are the frames the decoder ran, which are the counted frames when a point ends on
+// --max-frames, and may include frames a batch ran past the stop when it ends on --max-fe (the
+// error counts never do; docs/simulator.md). The CUDA polar decoder does not exist yet: a family
+// for backend::cuda is refused when it is made; backend::automatic means the CPU.
+//
+//   polar::decoder_options o;
+//   o.decoder = polar::decoder_kind::bp;
+//   o.early_stop = true;
+//   const polar::sim_family fam(polar::polar_code(1024, 512), o, backend::cpu);
+//   const auto result = sim::run_sweep(fam, std::vector<double>{1.0, 2.0}, sim::options{});
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "gpufec/common/backend.hpp"
+#include "gpufec/polar/decoder.hpp"
+#include "gpufec/polar/polar_code.hpp"
+#include "gpufec/sim/awgn_chain.hpp"
+#include "gpufec/sim/family.hpp"
+
+namespace gpufec::polar {
+
+// The code as the BPSK/AWGN chain takes it: K information bits, N transmitted, float LLRs, the
+// encoder of `code` (systematic or not) and a hard-output decoder planned with `options` on the
+// CPU. Throws invalid_argument naming the option when the options do not fit the code (the plan's
+// checks, e.g. a soft output or an update rule SC does not have).
+sim::binary_code binary_code(const polar_code& code, const decoder_options& options);
+
+// FNV-1a 64 of the frozen mask (N bytes, 1 for a frozen position), a content fingerprint for
+// reports: two codes with the same N and frozen set have the same one, whatever file or
+// construction gave them. Not a cryptographic hash.
+std::uint64_t frozen_set_fingerprint(const polar_code& code);
+
+class sim_family final : public sim::family {
+ public:
+  // Throws invalid_argument for backend::cuda (no CUDA polar decoder yet) and for options the
+  // decoder does not take (as binary_code does).
+  sim_family(polar_code code, const decoder_options& options, gpufec::backend where);
+  std::string name() const override { return "polar"; }
+  std::string sweep_name() const override { return "Eb/N0"; }
+  std::string backend() const override { return "cpu"; }
+  // Eb/N0 in [-200, 200] dB: the LLRs 4 R Eb/N0 (linear) stay finite floats with a wide margin
+  // (they overflow near +380 dB, where the decoder would refuse them).
+  void validate_point(double ebn0_db) const override;
+  // N, K, the construction (method, design SNR, file, fingerprint of the frozen set), systematic,
+  // the decoder and its update rule, scale, iterations and early stopping; null where a field
+  // does not apply (the iterations of SC).
+  sim::fields parameters() const override;
+  std::unique_ptr<sim::chain> make_chain(double ebn0_db, std::uint64_t seed) const override;
+
+ private:
+  polar_code code_;
+  decoder_options options_;
+  sim::binary_code binary_;
+};
+
+}  // namespace gpufec::polar

@@ -1,0 +1,293 @@
+// `simulate polar`, `decode polar`, `encode polar`, `info polar` (and `bench polar`,
+// bench_command.cpp): polar codes over BPSK/AWGN with the SC and BP decoders on the CPU. The code
+// and decoder options are in code_options.*; docs/polar.md ("Command line") describes them all.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "family_registry.hpp"
+#include "gpufec/common/error.hpp"
+#include "gpufec/common/files.hpp"
+#include "gpufec/common/sample_file.hpp"
+#include "gpufec/polar/encoder.hpp"
+#include "gpufec/polar/simulation.hpp"
+#include "gpufec/sync/received_file.hpp"
+#include "polar/code_options.hpp"
+
+namespace gpufec::cli {
+
+action polar_bench_command(CLI::App& cmd, const bench_options& common);
+
+namespace {
+
+// The polar decoders run on the CPU: cuda is refused (exit 1) rather than quietly run elsewhere,
+// auto means the CPU.
+void require_cpu(const std::string& backend_name, std::string_view command) {
+  if (parse_name<gpufec::backend>(backend_name, "--backend") == gpufec::backend::cuda)
+    throw invalid_argument(cat("--backend cuda: the CUDA polar decoder is not built yet; ", command,
+                               " runs on the CPU (--backend cpu or auto)"));
+}
+
+// A frozen-set file given as --construct is an input no output may overwrite.
+std::string construct_file(const polar_code_options& o) {
+  const auto spec = polar::construction_spec::parse(o.construct);
+  return spec.method == polar::construction::file ? spec.path : std::string();
+}
+
+// The decoder options checked against the code before any file is read: what the plan refuses
+// (an update rule SC does not have, a soft output SC cannot give) is a bad command line.
+void check_decoder(const polar::polar_code& code, polar::decoder_options o) {
+  o.threads = 1;
+  try {
+    (void)polar::decoder_plan(code, o, gpufec::backend::cpu, 1);
+  } catch (const invalid_argument& e) {
+    throw usage_error(cat("--decoder ", name_of(o.decoder), ": ", e.what()));
+  }
+}
+
+struct polar_simulate_options {
+  polar_code_options code;
+  polar_decoder_options decoder;
+  std::string ebn0;
+};
+
+action simulate_polar(CLI::App& cmd, const simulate_options& common) {
+  auto o = std::make_shared<polar_simulate_options>();
+  cmd.add_option("--ebn0", o->ebn0,
+                 "Eb/N0 points in dB at the rate K/N: first:last:step ranges and/or a comma list")
+      ->required()
+      ->check(sweep_validator());
+  add_code_options(cmd, o->code);
+  add_decoder_options(cmd, o->decoder);
+  return [o, &common] {
+    require_cpu(common.backend, "simulate polar");
+    const polar::decoder_options options = o->decoder.options();
+    polar::polar_code code = o->code.code();
+    check_decoder(code, options);
+    const polar::sim_family fam(std::move(code), options, gpufec::backend::cpu);
+    const std::vector<double> points = sim::parse_sweep(o->ebn0);
+    for (const double p : points) {  // a point the family cannot simulate is a bad command line
+      try {
+        fam.validate_point(p);
+      } catch (const invalid_argument& e) {
+        throw usage_error(cat("--ebn0 ", p, ": ", e.what()));
+      }
+    }
+    return run_simulation(fam, points, common);
+  };
+}
+
+struct polar_decode_options {
+  polar_code_options code;
+  polar_decoder_options decoder;
+  std::string input, output, input_format = "auto", output_kind = "hard", output_format = "text";
+  std::size_t batch = 1024;
+};
+
+// Output formats by kind: hard bits as frames of 0/1 (text lines, or packed GPFSYNC1 frames:
+// docs/formats.md), LLRs as text lines or raw float32.
+void check_output_format(const polar_decode_options& o) {
+  const bool hard = o.output_kind == "hard";
+  if (hard && o.output_format == "f32")
+    throw usage_error(
+        "--output-format f32 is for LLR outputs (--output-kind info-llr or "
+        "codeword-llr); hard bits are text or packed");
+  if (!hard && o.output_format == "packed")
+    throw usage_error(cat("--output-format packed is for hard bits; --output-kind ", o.output_kind,
+                          " writes text or f32"));
+}
+
+// One line of %.9g values per frame (the float exactly), or raw float32 frames back to back.
+std::string llr_bytes(const std::vector<float>& soft, std::size_t per_frame, bool f32) {
+  if (f32) return {reinterpret_cast<const char*>(soft.data()), soft.size() * sizeof(float)};
+  std::string text;
+  char buf[32];
+  for (std::size_t i = 0; i < soft.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(soft[i]));
+    text += buf;
+    text += (i + 1) % per_frame == 0 ? '\n' : ' ';
+  }
+  return text;
+}
+
+action decode_polar(CLI::App& cmd, const decode_options& common) {
+  auto o = std::make_shared<polar_decode_options>();
+  cmd.add_option("--input,-i", o->input,
+                 "channel LLRs (positive means bit 0), frames of N back to back; - reads stdin")
+      ->required();
+  cmd.add_option("--input-format", o->input_format,
+                 "auto or text (numbers separated by spaces, commas or newlines, '#' comments), "
+                 "or f32 (raw float32, host byte order)")
+      ->check(CLI::IsMember(names_of<sample_format>()))
+      ->capture_default_str();
+  cmd.add_option("--output,-o", o->output, "where to write the decoder's output; - writes stdout")
+      ->required();
+  cmd.add_option("--output-kind", o->output_kind,
+                 "hard (K information bits per frame), info-llr (K LLRs) or codeword-llr (N "
+                 "posterior LLRs of x, BP only)")
+      ->check(CLI::IsMember(names_of<polar::output_kind>()))
+      ->capture_default_str();
+  cmd.add_option("--output-format", o->output_format,
+                 "hard bits: text (one frame of 0/1 per line) or packed (GPFSYNC1 frames); LLRs: "
+                 "text (one frame per line) or f32 (raw float32)")
+      ->check(CLI::IsMember({"text", "packed", "f32"}))
+      ->capture_default_str();
+  cmd.add_option("--batch", o->batch, "frames per decoder call")
+      ->check(unsigned_integer() & in_range(1, 1e6))
+      ->capture_default_str();
+  add_code_options(cmd, o->code);
+  add_decoder_options(cmd, o->decoder);
+  return [o, &common] {
+    require_cpu(common.backend, "decode polar");
+    check_output_format(*o);
+    distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
+                   {{"--output", o->output}});
+    use_threads(common.threads);
+    const polar::polar_code code = o->code.code();
+    polar::decoder_options options = o->decoder.options();
+    options.output = parse_name<polar::output_kind>(o->output_kind, "--output-kind");
+    check_decoder(code, options);
+    output_file out(o->output);  // before any work: a bad path fails at once
+
+    const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
+    const std::size_t N = code.N(), K = code.K();
+    require<format_error>(llr.size() % N == 0, o->input, ": ", llr.size(),
+                          " LLRs are not whole frames of N = ", N, " (", llr.size() / N,
+                          " whole frame", llr.size() / N == 1 ? "" : "s", " and ", llr.size() % N,
+                          " LLRs left over)");
+    const std::size_t frames = llr.size() / N;
+    const std::size_t per_call = std::min(o->batch, frames);
+    polar::decoder_plan plan(code, options, gpufec::backend::cpu, per_call);
+    std::cerr << plan.describe();
+
+    const bool hard = options.output == polar::output_kind::hard;
+    const std::size_t per_frame = options.output == polar::output_kind::codeword_llrs ? N : K;
+    batch<std::uint8_t> bits(hard ? frames : 0, K);
+    std::vector<float> soft(hard ? 0 : frames * per_frame);
+    std::vector<std::uint32_t> iterations(frames);
+    for (std::size_t first = 0; first < frames; first += per_call) {
+      const std::size_t n = std::min(per_call, frames - first);
+      const auto in = batch_view<float>::uniform(llr.data() + first * N, n, N);
+      const std::span<std::uint32_t> used(iterations.data() + first, n);
+      if (hard)
+        plan.decode(in, batch_span<std::uint8_t>::uniform(bits.data().data() + first * K, n, K),
+                    used);
+      else
+        plan.decode_soft(
+            in, batch_span<float>::uniform(soft.data() + first * per_frame, n, per_frame), used);
+    }
+    out.write(hard ? sync::received_file_bytes(bits, sync::parse_received_format(o->output_format))
+                   : llr_bytes(soft, per_frame, o->output_format == "f32"));
+    out.commit();
+    std::cerr << "gpufec: decoded " << frames << " frames from '" << o->input << "' into '"
+              << o->output << "'";
+    if (options.decoder == polar::decoder_kind::bp) {
+      double sum = 0;
+      for (const std::uint32_t it : iterations) sum += it;
+      std::cerr << ", mean BP iterations " << sum / static_cast<double>(frames);
+    }
+    std::cerr << "\n";
+    return 0;
+  };
+}
+
+struct polar_encode_options {
+  polar_code_options code;
+  std::string input, output, input_format = "auto", output_format = "text";
+};
+
+action encode_polar(CLI::App& cmd, const encode_options& common) {
+  auto o = std::make_shared<polar_encode_options>();
+  cmd.add_option("--input,-i", o->input,
+                 "information bits: one frame of K 0/1 per line, or packed GPFSYNC1 frames "
+                 "(docs/formats.md); - reads stdin")
+      ->required();
+  cmd.add_option("--input-format", o->input_format, "auto, text or packed")
+      ->check(CLI::IsMember(names_of<sync::received_format>()))
+      ->capture_default_str();
+  cmd.add_option("--output,-o", o->output, "codewords, frames of N bits; - writes stdout")
+      ->required();
+  cmd.add_option("--output-format", o->output_format, "text (one frame per line) or packed")
+      ->check(CLI::IsMember({"text", "packed"}))
+      ->capture_default_str();
+  add_code_options(cmd, o->code);
+  return [o, &common] {
+    distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
+                   {{"--output", o->output}});
+    use_threads(common.threads);
+    const polar::polar_code code = o->code.code();
+    output_file out(o->output);  // before any work: a bad path fails at once
+    const batch<std::uint8_t> info =
+        sync::read_received_file(o->input, sync::parse_received_format(o->input_format));
+    const std::size_t K = code.K(), N = code.N();
+    for (std::size_t f = 0; f < info.frames(); ++f)
+      require<format_error>(info.length(f) == K, o->input, ": frame ", f, " has ", info.length(f),
+                            " bits, the code has K = ", K);
+    batch<std::uint8_t> codewords(info.frames(), N);
+    polar::encode(code, batch_view<std::uint8_t>::uniform(info.data().data(), info.frames(), K),
+                  batch_span<std::uint8_t>::uniform(codewords.data().data(), info.frames(), N));
+    out.write(sync::received_file_bytes(codewords, sync::parse_received_format(o->output_format)));
+    out.commit();
+    std::cerr << "gpufec: encoded " << info.frames() << " frames of K = " << K << " bits into "
+              << "codewords of N = " << N << " (" << code.describe() << ")\n";
+    return 0;
+  };
+}
+
+struct polar_info_options {
+  polar_code_options code;
+  std::string output = "-";
+};
+
+action info_polar(CLI::App& cmd, const info_options&) {
+  auto o = std::make_shared<polar_info_options>();
+  add_code_options(cmd, o->code, false);
+  cmd.add_option("--output,-o", o->output,
+                 "where to write the frozen set (readable back by --construct FILE); - stdout")
+      ->capture_default_str();
+  return [o] {
+    distinct_paths({{"--construct", construct_file(o->code)}}, {{"--output", o->output}});
+    const polar::polar_code code = o->code.code();
+    output_file out(o->output);
+    std::ostringstream text;
+    code.write_frozen_set(text);
+    out.write(text.str());
+    out.commit();
+    if (o->output != "-")
+      std::cerr << "gpufec: wrote the " << code.frozen_positions().size() << " frozen indices of "
+                << code.describe() << " to '" << o->output << "'\n";
+    return 0;
+  };
+}
+
+constexpr const char* polar_examples = R"(
+Examples:
+  gpufec simulate polar --N 1024 --K 512 --ebn0 1:3:0.5              SC, 5G construction
+  gpufec simulate polar --N 1024 --K 512 --decoder bp --bp-update scaled:0.9375 --iters 35 \
+      --early-stop --ebn0 1:4:0.5 --json bp.json                     mean BP iterations per point
+  gpufec simulate polar --N 4096 --K 2048 --construct ga:2.5 --systematic --ebn0 2
+  gpufec info polar --N 1024 --K 512 --construct 5g -o frozen.txt    the frozen set, to check
+  gpufec encode polar --N 8 --K 4 -i bits.txt -o - | gpufec channel awgn --ebn0 3 --rate 0.5 \
+      -i - -o - | gpufec decode polar --N 8 --K 4 -i - -o decoded.txt
+  gpufec decode polar --N 1024 --K 512 --construct frozen.txt --decoder bp -i llr.f32 \
+      --input-format f32 --output-kind info-llr --output-format f32 -o soft.f32
+  gpufec bench polar --N 1024 --json bench.json                      SC and BP, Mb/s
+)";
+
+}  // namespace
+
+const register_family polar_entry{
+    {.name = "polar",
+     .summary = "polar codes over BPSK/AWGN: SC and BP decoders (CPU), 5G/GA/Bhattacharyya/file "
+                "frozen sets",
+     .examples = polar_examples,
+     .simulate = &simulate_polar,
+     .decode = &decode_polar,
+     .encode = &encode_polar,
+     .bench = &polar_bench_command,
+     .info = &info_polar}};
+
+}  // namespace gpufec::cli
