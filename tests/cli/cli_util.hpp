@@ -39,6 +39,21 @@ inline cli_result run_cli(const std::string& args, const std::string& stdout_to 
   return r;
 }
 
+// Runs a shell command line in which GPUFEC stands for the binary (pipes between commands).
+inline cli_result run_shell(std::string line) {
+  for (std::size_t at; (at = line.find("GPUFEC")) != std::string::npos;)
+    line.replace(at, 6, GPUFEC_CLI_PATH);
+  FILE* pipe = popen(("( " + line + " ) 2>&1").c_str(), "r");
+  if (!pipe) return {};
+  cli_result r;
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
+    r.output.append(buffer, n);
+  const int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
 inline std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;

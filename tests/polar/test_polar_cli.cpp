@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.hpp"
 #include "gpufec/common/random.hpp"
 #include "gpufec/polar/decoder.hpp"
 #include "gpufec/polar/encoder.hpp"
@@ -23,51 +24,17 @@
 namespace gpufec::polar {
 namespace {
 
-struct cli_result {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs a shell command line in which GPUFEC stands for the binary (so pipes can be tested).
-cli_result run_shell(std::string line) {
-  for (std::size_t at; (at = line.find("GPUFEC")) != std::string::npos;)
-    line.replace(at, 6, GPUFEC_CLI_PATH);
-  FILE* pipe = popen(("( " + line + " ) 2>&1").c_str(), "r");
-  if (!pipe) return {};
-  cli_result r;
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe))
-    r.output.append(buffer, n);
-  const int raw = pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  return r;
-}
-cli_result run_cli(const std::string& args) {
-  return run_shell("GPUFEC " + args);
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gpufec::testing::cli_result;
+using gpufec::testing::read_all;
+using gpufec::testing::run_cli;
+using gpufec::testing::run_shell;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-class PolarCli : public ::testing::Test {
+class PolarCli : public gpufec::testing::cli_test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("gpufec_polar_cli_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-
   // Runs a simulation with a JSON report and returns the report.
   nlohmann::json simulate(const std::string& args) {
     const std::string json = path("sim.json");
@@ -76,8 +43,6 @@ class PolarCli : public ::testing::Test {
     EXPECT_EQ(r.status, 0) << args << "\n" << r.output;
     return r.status == 0 ? nlohmann::json::parse(read_all(json)) : nlohmann::json();
   }
-
-  std::filesystem::path dir_;
 };
 
 // Random information words, one line of K 0/1 per frame, from Philox stream (seed, f).
