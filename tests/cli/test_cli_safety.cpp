@@ -16,9 +16,10 @@ using testing::run_cli;
 class CliSafety : public testing::cli_test {};
 
 TEST_F(CliSafety, ImpossibleMemoryRequestsFailUpFrontNamingTheNeed) {
-  // 203 GiB of gamma storage: refused before any allocation or any table line, with the way out.
+  // Terabytes of gamma storage per frame (more than any machine has): refused before any
+  // allocation or any table line, with the way out.
   cli_result r = run_cli(
-      "simulate sync --backend cpu --q 1024 --n 20 --N 840 --p 0.1 --max-frames 1 --storage "
+      "simulate sync --backend cpu --q 1024 --n 20 --N 8400 --p 0.1 --max-frames 1 --storage "
       "global");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("needs"), std::string::npos) << r.output;
