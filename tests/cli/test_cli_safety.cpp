@@ -28,9 +28,9 @@ TEST_F(CliSafety, ImpossibleMemoryRequestsFailUpFrontNamingTheNeed) {
   EXPECT_EQ(r.output.find("# gpufec"), std::string::npos) << "nothing printed before: " << r.output;
   EXPECT_EQ(r.output.find("bad_alloc"), std::string::npos) << r.output;
   // The same plan from decode sync.
-  std::ofstream(path("rx.txt")) << std::string(16800, '0') << "\n";
+  std::ofstream(path("rx.txt")) << std::string(168000, '0') << "\n";
   r = run_cli(
-      "decode sync --backend cpu --q 1024 --n 20 --N 840 --pi 0.1 --pd 0.1 --storage "
+      "decode sync --backend cpu --q 1024 --n 20 --N 8400 --pi 0.1 --pd 0.1 --storage "
       "global -i " +
       path("rx.txt") + " --decisions " + path("d.txt"));
   EXPECT_EQ(r.status, 1) << r.output;
