@@ -33,6 +33,10 @@ Examples:
   gpufec channel bsid --pi 0.01 --pd 0.01 -i frames.txt -o received.txt --seed 1
   gpufec decode sync --codebook code.txt --pi 0.01 --pd 0.01 -i received.txt --decisions d.txt
   gpufec bench sync --p 1e-3 --batches 1,1000
+  gpufec simulate conv --K 7 --polys 171,133 --rate 3/4 --ebn0 2:6:0.5
+  gpufec simulate polar --N 1024 --K 512 --construct 5g --decoder bp --early-stop --ebn0 1:4:0.5
+  gpufec encode polar --N 1024 --K 512 -i bits.txt -o - | gpufec channel awgn --ebn0 3 --rate 0.5 \
+      -i - -o - | gpufec decode polar --N 1024 --K 512 -i - -o bits.out
   gpufec info                                          version, build options, CUDA devices
 Every subcommand has --help with its own examples.
 )";
