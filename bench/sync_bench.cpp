@@ -4,9 +4,9 @@
 //   sync_bench [--quick] [--json FILE]
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 
+#include "gpufec/common/files.hpp"
 #include "sync/bench.hpp"
 
 int main(int argc, char** argv) {
@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
+    gpufec::output_file out;  // opened before any work: a bad path fails at once, never half-written
+    if (!json.empty()) out = gpufec::output_file(json);
     bench_config cfg;
     for (double p : {1e-3, 1e-2}) cfg.points.push_back({32, 10, 210, p});  // the targets
     if (!quick) {
@@ -39,7 +41,10 @@ int main(int argc, char** argv) {
     cfg.cpu_frames = 3;
     const auto rows = run_bench(cfg);
     std::cout << format_table(rows);
-    if (!json.empty()) std::ofstream(json) << to_json(rows, cfg).dump(2) << "\n";
+    if (out) {
+      out.write(to_json(rows, cfg).dump(2) + "\n");
+      out.commit();
+    }
   } catch (const std::exception& e) {
     std::cerr << "sync_bench: " << e.what() << "\n";
     return 1;
