@@ -12,7 +12,7 @@
 //     cmd.add_option("--n", o->n, "codeword length")->check(in_range(1, 32));
 //     return [o, &common] {                               // runs after a successful parse
 //       const sync::sim_family fam(o->setup(), common.resolved_backend());
-//       return run_simulation(fam, sim::parse_sweep(o->sweep), common);
+//       return run_simulation(fam, "--p", o->sweep, common);
 //     };
 //   }
 //   }  // namespace
@@ -134,9 +134,11 @@ void distinct_paths(std::initializer_list<named_path> inputs,
 // Sets the OpenMP threads when asked for (0 keeps OpenMP's default).
 void use_threads(int threads);
 // Runs a sweep the standard way: table on stdout, progress on stderr, --json/--csv rewritten
-// after each point, Ctrl-C ends the current point within a second. Returns the exit status (0, or
-// 130 when interrupted).
-int run_simulation(const sim::family& fam, std::span<const double> points,
+// after each point, Ctrl-C ends the current point within a second. `sweep` is the text of the
+// family's sweep option (checked by sweep_validator) and `sweep_option` its name: a point the
+// family cannot simulate is a bad command line (usage_error naming the option and the point).
+// Returns the exit status (0, or 130 when interrupted).
+int run_simulation(const sim::family& fam, std::string_view sweep_option, const std::string& sweep,
                    const simulate_options& common);
 
 }  // namespace gpufec::cli

@@ -94,10 +94,17 @@ class cli_observer final : public sim::observer {
 
 }  // namespace
 
-int run_simulation(const sim::family& fam, std::span<const double> points,
+int run_simulation(const sim::family& fam, std::string_view sweep_option, const std::string& sweep,
                    const simulate_options& common) {
   const sigint_guard guard;  // from the start: a Ctrl-C during the set-up ends the run cleanly
-  for (const double p : points) fam.validate_point(p);
+  const std::vector<double> points = sim::parse_sweep(sweep);
+  for (const double p : points) {
+    try {
+      fam.validate_point(p);
+    } catch (const invalid_argument& e) {
+      throw usage_error(cat(sweep_option, " ", p, ": ", e.what()));
+    }
+  }
   const sim::options opt = common.simulator_options();
   sim::run_description run = sim::describe(fam, opt);
   distinct_paths({}, {{"--json", common.json_path}, {"--csv", common.csv_path}});

@@ -60,7 +60,7 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       s.where = backend::cpu;
       return conv::sim_family(std::move(s));
     });
-    return run_simulation(fam, sim::parse_sweep(o->ebn0), common);
+    return run_simulation(fam, "--ebn0", o->ebn0, common);
   };
 }
 

@@ -46,15 +46,7 @@ action simulate_sync(CLI::App& cmd, const simulate_options& common) {
     s.options = o->code.decoder();
     s.where = common.resolved_backend();
     const sync::sim_family fam(std::move(s));
-    const std::vector<double> points = sim::parse_sweep(o->p);
-    for (const double p : points) {  // a value no channel can have is a bad command line
-      try {
-        fam.validate_point(p);
-      } catch (const invalid_argument& e) {
-        throw usage_error(cat("--p ", p, ": ", e.what()));
-      }
-    }
-    return run_simulation(fam, points, common);
+    return run_simulation(fam, "--p", o->p, common);
   };
 }
 

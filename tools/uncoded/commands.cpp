@@ -33,8 +33,7 @@ action simulate_uncoded(CLI::App& cmd, const simulate_options& common) {
       ->capture_default_str();
   return [o, &common] {
     const uncoded::family fam({o->info_bits}, common.resolved_backend());
-    const std::vector<double> points = sim::parse_sweep(o->ebn0);
-    return run_simulation(fam, points, common);
+    return run_simulation(fam, "--ebn0", o->ebn0, common);
   };
 }
 
