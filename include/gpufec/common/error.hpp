@@ -2,9 +2,11 @@
 // its value, so a user reading a CLI error knows what to change without opening the source.
 #pragma once
 
+#include <charconv>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace gpufec {
@@ -46,12 +48,26 @@ class undecodable_error : public error {
   using error::error;
 };
 
+namespace detail {
+// Writes one part of a message; floating-point values in their shortest form that reads back
+// exactly ("0.6", not "0.59999999999999998"), so a message quotes what the user typed.
+template <class T>
+void put_message_part(std::ostringstream& os, const T& value) {
+  if constexpr (std::is_floating_point_v<T>) {
+    char text[64];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    os.write(text, end - text);
+  } else {
+    os << value;
+  }
+}
+}  // namespace detail
+
 // Concatenates anything streamable into a message.
 template <class... Args>
 std::string cat(Args&&... args) {
   std::ostringstream os;
-  os.precision(17);
-  (os << ... << std::forward<Args>(args));
+  (detail::put_message_part(os, args), ...);
   return os.str();
 }
 
