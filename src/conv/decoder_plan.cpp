@@ -179,80 +179,69 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
           " frames received but room for ", bits.frames());
 }
 
+// Runs a checked batch: the reference decoder frame by frame (`reference(decoder, f)`), or the
+// fast decoder by runs of kFastRun frames, frame f's int8 LLRs from `fast_input(f, buffer)`.
+template <class Reference, class FastInput>
+void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
+               batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
+  if (!e.fast) {
+    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
+      reference(e.reference[static_cast<std::size_t>(t)], f);
+    });
+    return;
+  }
+  detail::for_each_group(frames, detail::kFastRun, threads,
+                         [&](std::size_t first, std::size_t count, int t) {
+                           e.fast->decode_run(
+                               count,
+                               [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+                                 return fast_input(first + f, buffer);
+                               },
+                               [&](std::size_t f) { return bits.frame(first + f); },
+                               e.scratch[static_cast<std::size_t>(t)]);
+                         });
+}
+
 }  // namespace
 
 void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "LLRs");
-  auto& e = *engine_;
-  if (!e.fast) {
-    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-      e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
-    });
-    return;
-  }
   const double fixed_scale = options_.llr_scale;
-  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
-                         [&](std::size_t first, std::size_t count, int t) {
-                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
-                             const auto frame = received.frame(first + f);
-                             try {
-                               const double scale =
-                                   fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
-                               if (fixed_scale > 0) detail::require_finite(frame);
-                               detail::quantize_llrs(frame.data(), frame.size(),
-                                                     static_cast<float>(scale), buffer.data());
-                             } catch (const std::exception& error) {
-                               throw detail::frame_error(first + f, error.what());
-                             }
-                             return std::span<const std::int8_t>(buffer);
-                           };
-                           e.fast->decode_run(
-                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
-                               e.scratch[static_cast<std::size_t>(t)]);
-                         });
+  run_batch(
+      *engine_, summary_.threads, received.frames(), bits,
+      [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
+      [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+        const auto frame = received.frame(f);
+        try {
+          const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
+          if (fixed_scale > 0) detail::require_finite(frame);
+          detail::quantize_llrs(frame.data(), frame.size(), static_cast<float>(scale),
+                                buffer.data());
+        } catch (const std::exception& error) {
+          throw detail::frame_error(f, error.what());
+        }
+        return std::span<const std::int8_t>(buffer);
+      });
 }
 
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "LLRs");
-  auto& e = *engine_;
-  if (!e.fast) {
-    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-      e.reference[static_cast<std::size_t>(t)].decode(received.frame(f), bits.frame(f));
-    });
-    return;
-  }
-  detail::for_each_group(
-      received.frames(), detail::kFastRun, summary_.threads,
-      [&](std::size_t first, std::size_t count, int t) {
-        e.fast->decode_run(
-            count,
-            [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(first + f); },
-            [&](std::size_t f) { return bits.frame(first + f); },
-            e.scratch[static_cast<std::size_t>(t)]);
-      });
+  run_batch(
+      *engine_, summary_.threads, received.frames(), bits,
+      [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
+      [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(f); });
 }
 
 void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits) {
   check_batches(*this, received, bits, "hard bits");
-  auto& e = *engine_;
-  if (!e.fast) {
-    detail::for_each_frame(received.frames(), summary_.threads, [&](std::size_t f, int t) {
-      e.reference[static_cast<std::size_t>(t)].decode_hard(received.frame(f), bits.frame(f));
-    });
-    return;
-  }
-  detail::for_each_group(received.frames(), detail::kFastRun, summary_.threads,
-                         [&](std::size_t first, std::size_t count, int t) {
-                           const auto input = [&](std::size_t f, std::vector<std::int8_t>& buffer) {
-                             const auto frame = received.frame(first + f);
-                             for (std::size_t i = 0; i < frame.size(); ++i)
-                               buffer[i] = frame[i] ? -1 : 1;
-                             return std::span<const std::int8_t>(buffer);
-                           };
-                           e.fast->decode_run(
-                               count, input, [&](std::size_t f) { return bits.frame(first + f); },
-                               e.scratch[static_cast<std::size_t>(t)]);
-                         });
+  run_batch(
+      *engine_, summary_.threads, received.frames(), bits,
+      [&](reference_decoder& d, std::size_t f) { d.decode_hard(received.frame(f), bits.frame(f)); },
+      [&](std::size_t f, std::vector<std::int8_t>& buffer) {
+        const auto frame = received.frame(f);
+        for (std::size_t i = 0; i < frame.size(); ++i) buffer[i] = frame[i] ? -1 : 1;
+        return std::span<const std::int8_t>(buffer);
+      });
 }
 
 }  // namespace gpufec::conv
