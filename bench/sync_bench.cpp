@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    gpufec::output_file out;  // opened before any work: a bad path fails at once, never half-written
+    // Opened before any work: a bad path fails at once, never half-written.
+    gpufec::output_file out;
     if (!json.empty()) out = gpufec::output_file(json);
     bench_config cfg;
     for (double p : {1e-3, 1e-2}) cfg.points.push_back({32, 10, 210, p});  // the targets

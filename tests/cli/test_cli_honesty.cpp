@@ -84,7 +84,8 @@ TEST_F(CliHonesty, BerIsReportedOnlyWhereDefined) {
 TEST_F(CliHonesty, InvalidValuesExitWithStatus2NamingTheOptionReadably) {
   for (const auto& [args, named] : std::vector<std::pair<std::string, std::string>>{
            {"simulate sync --p 1.5 --max-frames 1", "--p 1.5"},
-           {"simulate sync --p 0.6 --max-frames 1", "--p 0.6: BSID channel: Pi + Pd = 1.2 (Pi = 0.6,"},
+           {"simulate sync --p 0.6 --max-frames 1",
+            "--p 0.6: BSID channel: Pi + Pd = 1.2 (Pi = 0.6,"},
            {"simulate sync --q 64 --n 5 --p 0.01 --max-frames 1", "--q 64"},
            {"simulate uncoded --ebn0 1 --max-time nan", "--max-time"},
            {"simulate uncoded --ebn0 1 --max-time -1", "must be >= 0"},

@@ -101,9 +101,9 @@ __host__ __device__ constexpr std::size_t gamma_beta_shared(int W, int threads) 
 template <int W, bool NoSub>
 __global__ void __launch_bounds__(policy::gamma_max_threads)
     __maxnreg__(policy::fold_items_max_registers(W))
-    gamma_beta_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords, double* V,
-                      double* gsum, double* beta, const double* end_prior,
-                      unsigned long long* counters, int per_warp) {
+        gamma_beta_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
+                          double* V, double* gsum, double* beta, const double* end_prior,
+                          unsigned long long* counters, int per_warp) {
   constexpr int K = (W + 3) / 4 * 4;  // == g.Kg
   extern __shared__ double fold_shared[];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -190,9 +190,9 @@ __host__ __device__ constexpr std::size_t gamma_beta_frame_shared(int W, int thr
 template <int W, bool NoSub>
 __global__ void __launch_bounds__(policy::frame_max_threads)
     __maxnreg__(policy::fold_frames_max_registers(W))
-    gamma_beta_frame_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
-                            double* V, double* gsum, double* beta, const double* end_prior,
-                            int per_warp) {
+        gamma_beta_frame_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
+                                double* V, double* gsum, double* beta, const double* end_prior,
+                                int per_warp) {
   constexpr int K = (W + 3) / 4 * 4, P = frame_row_pad(W);
   extern __shared__ double frame_shared[];
   const int f = blockIdx.x;
