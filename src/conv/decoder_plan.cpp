@@ -37,7 +37,9 @@ class plan_engine {
   std::vector<reference_decoder> reference;  // one per thread
   std::optional<fast_trellis> trellis;
   std::optional<fast_frame_decoder> fast;
-  std::vector<fast_scratch> scratch;  // one per thread
+  std::vector<fast_scratch> scratch;                 // one per thread
+  std::vector<tiled_decoder> tiled;                  // one per thread
+  std::vector<std::vector<std::int8_t>> int8_frame;  // one per thread: a frame made int8 (tiled)
 };
 
 namespace {
@@ -97,11 +99,18 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   require(options.threads >= 0, "threads = ", options.threads, " must be 0 (all) or positive");
   require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
           "llr_scale = ", options.llr_scale, " must be 0 (per frame) or positive");
+  const bool tiled = options.decoder == decoder_kind::tiled;
+  require(tiled || options.tile == tile_shape{},
+          "a tile shape applies to the tiled decoder only (decoder = ", name_of(options.decoder),
+          ")");
+  require(!tiled || options.wrap_stages == 0, "wrap_stages = ", options.wrap_stages,
+          ": the tiled decoder wraps its tiles around a tail-biting frame (the overlaps v1 and v2 "
+          "take the wrap-around's place)");
   summary_.where = backend::cpu;
   summary_.shape = make_frame_shape(code_, pattern_, frame_bits, term_);
   summary_.max_batch = max_batch;
   summary_.threads = options.threads ? options.threads : omp_get_max_threads();
-  if (term_ == termination::tail_biting)
+  if (term_ == termination::tail_biting && !tiled)
     summary_.wrap_stages =
         options.wrap_stages ? options.wrap_stages : default_traceback_depth(code_, pattern_);
 
@@ -110,7 +119,18 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
     use_fast = detail::acs_shape(code_.K()).lanes >= 2;
-  if (use_fast) {
+  if (tiled) {
+    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
+    for (std::size_t t = 0; t < threads; ++t) {
+      engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
+      engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
+    }
+    summary_.decoder = decoder_kind::tiled;
+    const std::size_t most = summary_.tile.stages();
+    summary_.scratch_bytes =
+        threads * (most * (code_.states() + 8 * code_.beta()) +
+                   summary_.shape.stages * (1 + 8 * code_.beta()) + summary_.shape.coded_bits);
+  } else if (use_fast) {
     engine_->trellis.emplace(code_);
     engine_->fast.emplace(*engine_->trellis, pattern_, summary_.shape, term_, summary_.wrap_stages);
     for (std::size_t t = 0; t < threads; ++t)
@@ -144,12 +164,25 @@ std::string decoder_plan::describe() const {
                ") to rate ", pattern_.rate_string());
   out += cat("\n  frame: ", s.info_bits, " information bits, ", name_of(term_), ": ", s.stages,
              " trellis stages, ", s.coded_bits, " coded bits");
-  if (term_ == termination::tail_biting)
+  if (summary_.wrap_stages)
     out += cat(", wrap-around ", summary_.wrap_stages, " + ", s.stages, " + ", summary_.wrap_stages,
                " stages");
+  if (catastrophic(code_, pattern_))
+    out +=
+        "\n  warning: the code is catastrophic under this pattern (a cycle of branches sends "
+        "only zeros): decoding from an unknown state, as tiles and streams do, may fail "
+        "without noise";
   out += "\n  decoder: ";
   if (summary_.decoder == decoder_kind::fast) {
     out += cat("fast (", summary_.kernel, "); float LLRs -> int8 ");
+    out += options_.llr_scale > 0 ? cat("x ", options_.llr_scale)
+                                  : std::string("per frame, mean |LLR| -> 31.75");
+  } else if (summary_.decoder == decoder_kind::tiled) {
+    const tile_shape& t = summary_.tile;
+    out += cat("tiled (the CUDA kernel's algorithm on the CPU: ", t.to_string(), ", ");
+    out += t.f0 ? cat("parallel traceback by subframes of ", t.f0, " stages")
+                : std::string("one traceback per tile");
+    out += cat(", ", (s.stages + t.f - 1) / t.f, " tiles per frame); float LLRs -> int8 ");
     out += options_.llr_scale > 0 ? cat("x ", options_.llr_scale)
                                   : std::string("per frame, mean |LLR| -> 31.75");
   } else {
@@ -179,11 +212,19 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
           " frames received but room for ", bits.frames());
 }
 
-// Runs a checked batch: the reference decoder frame by frame (`reference(decoder, f)`), or the
-// fast decoder by runs of kFastRun frames, frame f's int8 LLRs from `fast_input(f, buffer)`.
+// Runs a checked batch: the reference decoder frame by frame (`reference(decoder, f)`), the tiled
+// decoder frame by frame, or the fast decoder by runs of kFastRun frames; the last two take frame
+// f's int8 LLRs from `fast_input(f, buffer)`.
 template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
+  if (!e.tiled.empty()) {
+    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
+      const auto thread = static_cast<std::size_t>(t);
+      e.tiled[thread].decode(fast_input(f, e.int8_frame[thread]), bits.frame(f));
+    });
+    return;
+  }
   if (!e.fast) {
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       reference(e.reference[static_cast<std::size_t>(t)], f);

@@ -111,3 +111,45 @@ void encoder::encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> cod
 }
 
 }  // namespace gpufec::conv
+
+namespace gpufec::conv {
+
+bool catastrophic(const conv_code& code, const puncture_pattern& pattern) {
+  // Nodes (state, phase in the pattern); an edge for each branch whose sent bits are all 0.
+  const unsigned S = code.states();
+  const auto P = static_cast<unsigned>(pattern.period());
+  const auto silent = [&](unsigned s, unsigned p, unsigned w) {
+    if (s == 0 && w == 0) return false;  // the all-zero path itself
+    const unsigned label = code.label(s, w);
+    for (int b = 0; b < code.beta(); ++b)
+      if (pattern.sends(b, p) && ((label >> b) & 1u)) return false;
+    return true;
+  };
+  // Depth-first search for a cycle: 0 = unseen, 1 = on the current path, 2 = done.
+  std::vector<std::uint8_t> color(static_cast<std::size_t>(S) * P, 0);
+  std::vector<std::pair<unsigned, unsigned>> stack;  // (node, next branch to try)
+  for (unsigned root = 0; root < S * P; ++root) {
+    if (color[root]) continue;
+    stack.push_back({root, 0});
+    color[root] = 1;
+    while (!stack.empty()) {
+      auto& [node, w] = stack.back();
+      if (w == 2) {
+        color[node] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const unsigned s = node / P, p = node % P, branch = w++;
+      if (!silent(s, p, branch)) continue;
+      const unsigned next = code.next_state(s, branch) * P + (p + 1) % P;
+      if (color[next] == 1) return true;
+      if (color[next] == 0) {
+        color[next] = 1;
+        stack.push_back({next, 0});
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace gpufec::conv

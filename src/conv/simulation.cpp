@@ -126,14 +126,24 @@ sim::fields sim_family::parameters() const {
   f.emplace_back("channel", "AWGN");
   f.emplace_back("llr", std::string(name_of(s.llr)));
   f.emplace_back("llr_rule", llr_rule(s, resolved_.decoder));
-  if (s.llr == sim::llr_kind::f32 && resolved_.decoder == decoder_kind::fast)
+  if (s.llr == sim::llr_kind::f32 && resolved_.decoder != decoder_kind::reference)
     f.emplace_back("llr_scale", s.options.llr_scale > 0 ? nlohmann::json(s.options.llr_scale)
                                                         : nlohmann::json("auto"));
   f.emplace_back("decoder", std::string(name_of(resolved_.decoder)));
   if (resolved_.decoder == decoder_kind::reference)
     f.emplace_back("reference_metric", std::string(name_of(s.options.reference_metric)));
-  f.emplace_back("traceback", "full (whole frame)");
-  if (s.term == termination::tail_biting) f.emplace_back("wrap_stages", resolved_.wrap_stages);
+  if (resolved_.decoder == decoder_kind::tiled) {
+    const tile_shape& t = resolved_.tile;
+    f.emplace_back("traceback", t.f0 ? "by subframes of f0 stages in tiles of f (parallel)"
+                                     : "per tile of f stages");
+    f.emplace_back("tile_f", t.f);
+    f.emplace_back("tile_v1", t.v1);
+    f.emplace_back("tile_v2", t.v2);
+    f.emplace_back("tile_f0", t.f0);
+  } else {
+    f.emplace_back("traceback", "full (whole frame)");
+  }
+  if (resolved_.wrap_stages) f.emplace_back("wrap_stages", resolved_.wrap_stages);
   return f;
 }
 

@@ -209,6 +209,9 @@ stream_decoder::stream_decoder(const conv_code& code, const puncture_pattern& pa
           pattern_.beta(), " rows but the code has beta = ", code_.beta(), " output streams");
   require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
           "llr_scale = ", options.llr_scale, " must be 0 (automatic) or positive");
+  require(options.decoder != decoder_kind::tiled,
+          "the stream decoder runs the reference or the fast decoder; the tiled decoder decodes "
+          "frames (zero-tail, truncated or tail-biting)");
   depth_ =
       options.traceback_depth ? options.traceback_depth : default_traceback_depth(code_, pattern_);
   block_ = 4 * depth_;

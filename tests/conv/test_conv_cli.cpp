@@ -77,6 +77,21 @@ TEST_F(ConvCliTest, SimulateJsonHoldsTypedParameters) {
   EXPECT_EQ(q["llr"], "int8");
   EXPECT_NE(q["llr_rule"].get<std::string>().find("int8_llr_scale(sigma)"), std::string::npos);
   EXPECT_FALSE(q.contains("wrap_stages"));
+
+  r = run_cli(
+      "simulate conv --term tailbiting --frame-bits 300 --ebn0 4 --max-frames 10 --decoder tiled "
+      "--tile 64,20,40,16 --json " +
+      path("t.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto t = read_json(path("t.json"))["parameters"];
+  EXPECT_EQ(t["decoder"], "tiled");
+  EXPECT_EQ(t["tile_f"], 64);
+  EXPECT_EQ(t["tile_v1"], 20);
+  EXPECT_EQ(t["tile_v2"], 40);
+  EXPECT_EQ(t["tile_f0"], 16);
+  EXPECT_EQ(t["llr_scale"], "auto");
+  EXPECT_FALSE(t.contains("wrap_stages"));
+  EXPECT_NE(t["traceback"].get<std::string>().find("subframes"), std::string::npos);
 }
 
 // Noise-free LLRs (+-4 per coded bit) as text.

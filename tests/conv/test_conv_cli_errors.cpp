@@ -124,6 +124,13 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails("simulate conv --ebn0 1 --frame-bits 4 --term tailbiting", 2, "frame_bits = 4");
   fails("encode conv --frame-bits 5 --K 9 --polys 561,753 -i " + path("llr.txt"), 2,
         "frame_bits = 5");
+  fails("simulate conv --ebn0 1 --decoder tiled --tile 0,1,1", 2, "--tile: f = 0");
+  fails("simulate conv --ebn0 1 --decoder tiled --tile 64,20", 2, "--tile \"64,20\": expected");
+  fails("simulate conv --ebn0 1 --decoder tiled --tile 64,20,40,65", 2, "f0 = 65 exceeds f = 64");
+  fails("simulate conv --ebn0 1 --tile 64,20,40", 2, "--tile applies to --decoder tiled");
+  fails("simulate conv --ebn0 1 --term tailbiting --decoder tiled --wrap-stages 9", 2,
+        "--wrap-stages: the tiled decoder");
+  fails("decode conv --term stream --decoder tiled" + in, 1, "the tiled decoder decodes frames");
   fails("bench conv --K 2", 2, "--K");
   fails("bench conv --rates 3/5", 2, "--rates");
 }

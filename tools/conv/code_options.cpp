@@ -70,13 +70,29 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term) 
   d.reference_metric = parse_name<conv::metric_type>(metric, "--metric");
   d.llr_scale = llr_scale;
   d.wrap_stages = wrap_stages;
+  if (d.decoder == conv::decoder_kind::tiled && wrap_option->count())
+    throw usage_error(
+        "--wrap-stages: the tiled decoder wraps its tiles around a tail-biting "
+        "frame; set the overlaps with --tile f,v1,v2 instead");
+  if (!tile.empty()) {
+    if (d.decoder != conv::decoder_kind::tiled)
+      throw usage_error(cat("--tile applies to --decoder tiled (--decoder ", decoder, ")"));
+    d.tile = from_options([&] {
+      try {
+        return conv::parse_tile_shape(tile);
+      } catch (const invalid_argument& e) {
+        throw invalid_argument(cat("--", e.what()));
+      }
+    });
+  }
   return d;
 }
 
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
   cmd.add_option("--decoder", o.decoder,
-                 "auto (fast where the CPU has SIMD), reference (exact ML Viterbi) or fast "
-                 "(Highway SIMD, int16 metrics)")
+                 "auto (fast where the CPU has SIMD), reference (exact ML Viterbi), fast "
+                 "(Highway SIMD, int16 metrics) or tiled (the GPU algorithm on the CPU: tiles "
+                 "with overlaps, see --tile)")
       ->check(CLI::IsMember(names_of<conv::decoder_kind>()))
       ->capture_default_str();
   o.metric_option = cmd.add_option("--metric", o.metric, "the reference decoder's path metrics")
@@ -92,6 +108,10 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                                  "depth 2.5 K / (1 - R))")
                       ->check(unsigned_integer() & in_range(0, 1 << 20))
                       ->capture_default_str();
+  cmd.add_option("--tile", o.tile,
+                 "tiled decoder: f,v1,v2[,f0]: f decoded stages per tile, v1 and v2 overlap "
+                 "stages on the left and right, f0 stages per parallel-traceback subframe (0 = "
+                 "one traceback per tile); default 256,D,D,0 with D = 2.5 K / (1 - R)");
 }
 
 void require_cpu_backend(const std::string& backend_name) {

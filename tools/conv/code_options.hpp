@@ -36,9 +36,11 @@ struct conv_decoder_cli_options {
   std::string metric = "double";
   double llr_scale = 0;
   std::size_t wrap_stages = 0;
+  std::string tile;  // f,v1,v2[,f0]; empty: the plan's default
   CLI::Option *metric_option = nullptr, *wrap_option = nullptr;
 
-  // The library options for a termination (usage_error for --wrap-stages without tail-biting).
+  // The library options for a termination (usage_error for --wrap-stages without tail-biting or
+  // with the tiled decoder, and for --tile without it or malformed).
   conv::decoder_options options(conv::termination term) const;
 };
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);

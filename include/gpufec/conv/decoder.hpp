@@ -8,11 +8,11 @@
 // punctured stream), as float LLRs, int8 LLRs or hard bits; LLRs are positive for bit 0
 // (channel/awgn.hpp: L = 2y / sigma^2). Outputs: shape().info_bits decided bits (0/1) per frame.
 //
-// The fast decoder works on int8 LLRs. Float LLRs are quantized per frame by quantize_llrs with
-// the scale of options.llr_scale, or by default auto_llr_scale(frame): the frame's mean |LLR| maps
-// to 127/4 = 31.75, so values beyond four times the mean saturate at +-127 (a Viterbi decoder's
-// decisions do not change when all LLRs are scaled by one positive factor, so only the resolution
-// and the clipping matter). Hard bits become +-1 for both decoders.
+// The fast and tiled decoders work on int8 LLRs. Float LLRs are quantized per frame by
+// quantize_llrs with the scale of options.llr_scale, or by default auto_llr_scale(frame): the
+// frame's mean |LLR| maps to 127/4 = 31.75, so values beyond four times the mean saturate at +-127
+// (a Viterbi decoder's decisions do not change when all LLRs are scaled by one positive factor, so
+// only the resolution and the clipping matter). Hard bits become +-1 for every decoder.
 #pragma once
 
 #include <cstddef>
@@ -27,11 +27,14 @@
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
 #include "gpufec/conv/reference.hpp"
+#include "gpufec/conv/tiling.hpp"
 
 namespace gpufec::conv {
 
 // automatic: fast when the CPU has a SIMD target for it (every x86-64 and Arm), else reference.
-enum class decoder_kind { automatic, reference, fast };
+// tiled: the GPU decoder's algorithm on the CPU (tiles with overlaps, tiling.hpp): the oracle of
+// the CUDA kernel and the way to measure what tiling costs; int8 arithmetic as the fast decoder.
+enum class decoder_kind { automatic, reference, fast, tiled };
 // What a decode call receives (for CLI options and JSON; the decode overloads take the types).
 enum class llr_kind { f32, i8, hard };
 
@@ -43,6 +46,8 @@ struct decoder_options {
   double llr_scale = 0;
   // Tail-biting: wrap-around stages on each side; 0 = default_traceback_depth(code, pattern).
   std::size_t wrap_stages = 0;
+  // Tiled decoder: the tile shape; f = 0 takes default_tile_shape(code, pattern).
+  tile_shape tile;
   // OpenMP threads over the frames of a batch; 0 = omp_get_max_threads() when the plan is made.
   int threads = 0;
 };
@@ -57,6 +62,7 @@ struct plan_summary {
   std::size_t max_batch = 1;
   std::size_t scratch_bytes = 0;  // all threads together
   std::string kernel;             // fast: the SIMD target and layout
+  tile_shape tile;                // tiled only
 };
 
 // The scale auto mode uses for a frame: 31.75 / mean |LLR| (1 when all are 0). Summed in the same
@@ -116,6 +122,7 @@ struct gpufec::enum_names<gpufec::conv::decoder_kind> {
       enum_entry{conv::decoder_kind::automatic, "auto"},
       enum_entry{conv::decoder_kind::reference, "reference"},
       enum_entry{conv::decoder_kind::fast, "fast"},
+      enum_entry{conv::decoder_kind::tiled, "tiled"},
   };
 };
 

@@ -27,6 +27,13 @@ struct frame_shape {
 frame_shape make_frame_shape(const conv_code& code, const puncture_pattern& pattern,
                              std::size_t info_bits, termination term);
 
+// True when some branches other than state 0's own zero branch form a cycle that sends only zeros
+// under the pattern: two different paths then send the same bits forever, so a decoder that does
+// not know where they started cannot tell them apart (a catastrophic code, e.g. polynomials 6,5
+// at K = 3, or K = 9 (561,753) punctured to 3/4 by the DVB-S pattern, which is made for K = 7).
+// Full-frame decoding from a known start state still works; tiles and streams may not.
+bool catastrophic(const conv_code& code, const puncture_pattern& pattern);
+
 class encoder {
  public:
   // Throws invalid_argument as make_frame_shape, and for a recursive code whose tail-biting start

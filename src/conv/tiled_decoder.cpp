@@ -1,0 +1,143 @@
+// The tiled decoder: the GPU kernel's algorithm (tiles with overlaps, optional parallel traceback)
+// run tile by tile on the CPU with the reference recursion. See gpufec/conv/tiling.hpp.
+#include <algorithm>
+#include <charconv>
+
+#include "conv/llr_input.hpp"
+#include "conv/reference_core.hpp"
+#include "gpufec/common/error.hpp"
+#include "gpufec/conv/reference.hpp"
+#include "gpufec/conv/tiling.hpp"
+
+namespace gpufec::conv {
+
+std::string tile_shape::to_string() const {
+  return cat("f=", f, " v1=", v1, " v2=", v2, " f0=", f0);
+}
+
+void validate(const tile_shape& tile) {
+  require(tile.f >= 1, "tile: f = 0; a tile must decode at least one stage");
+  require(tile.f0 <= tile.f, "tile: f0 = ", tile.f0, " exceeds f = ", tile.f,
+          " (a traceback subframe lies inside its tile; f0 = 0 traces each tile back once)");
+  require(tile.f <= max_tile_stages && tile.v1 <= max_tile_stages && tile.v2 <= max_tile_stages &&
+              tile.stages() <= max_tile_stages,
+          "tile: v1 + f + v2 = ", tile.v1, " + ", tile.f, " + ", tile.v2,
+          " stages exceed the most a tile may run, ", max_tile_stages);
+}
+
+tile_shape parse_tile_shape(std::string_view text) {
+  std::size_t values[4] = {0, 0, 0, 0};
+  int count = 0;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    std::size_t value = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+    require(count < 4 && !item.empty() && ec == std::errc{} && end == item.data() + item.size(),
+            "tile \"", text, "\": expected f,v1,v2 or f,v1,v2,f0 (non-negative integers)");
+    values[count++] = value;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  require(count >= 3, "tile \"", text, "\": expected f,v1,v2 or f,v1,v2,f0 (", count,
+          " values given)");
+  const tile_shape tile{values[0], values[1], values[2], values[3]};
+  validate(tile);
+  return tile;
+}
+
+tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern) {
+  const std::size_t depth = default_traceback_depth(code, pattern);
+  return tile_shape{256, depth, depth, 0};
+}
+
+tiled_decoder::tiled_decoder(const conv_code& code, const puncture_pattern& pattern,
+                             std::size_t info_bits, termination term, const tile_shape& tile)
+    : code_(code),
+      pattern_(pattern),
+      term_(term),
+      shape_(make_frame_shape(code, pattern, info_bits, term)),
+      tile_(tile) {
+  validate(tile_);
+  const auto beta = static_cast<std::size_t>(code_.beta());
+  const std::size_t most = tile_.stages();
+  llr_.resize(shape_.stages * beta);
+  tile_llr_.resize(most * beta);
+  decisions_.resize(most * code_.states());
+  metric_.resize(code_.states());
+  next_.resize(code_.states());
+  boundary_best_.resize(most + 1);
+  stage_bits_.resize(shape_.stages);
+}
+
+void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits) {
+  detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
+  detail::require_bits_room(bits.size(), shape_);
+  const auto beta = static_cast<std::size_t>(code_.beta());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < llr_.size(); ++i)
+    llr_[i] = pattern_.sends(static_cast<int>(i % beta), i / beta) ? llrs[k++] : 0.0;
+  for (std::size_t i = 0; i < tiles(); ++i) decode_tile(i);
+  std::copy_n(stage_bits_.begin(), shape_.info_bits, bits.begin());
+}
+
+void tiled_decoder::decode_tile(std::size_t i) {
+  const std::size_t N = shape_.stages;
+  const auto beta = static_cast<std::size_t>(code_.beta());
+  const unsigned S = code_.states();
+  const bool circle = term_ == termination::tail_biting;
+  // Decoded stages [first, last); run stages [lo, hi) in frame coordinates, widened by the
+  // overlaps: clipped to the frame, or around the circle of a tail-biting frame.
+  const std::size_t first = i * tile_.f, last = std::min(first + tile_.f, N);
+  const auto v1 = static_cast<std::ptrdiff_t>(tile_.v1);
+  const std::ptrdiff_t lo = circle ? static_cast<std::ptrdiff_t>(first) - v1
+                                   : static_cast<std::ptrdiff_t>(first - std::min(first, tile_.v1));
+  const std::size_t hi = circle ? last + tile_.v2 : std::min(last + tile_.v2, N);
+  const auto stages = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(hi) - lo);
+  const auto n = static_cast<std::ptrdiff_t>(N);
+  for (std::size_t e = 0; e < stages; ++e) {
+    const std::ptrdiff_t t = ((lo + static_cast<std::ptrdiff_t>(e)) % n + n) % n;
+    std::copy_n(llr_.data() + static_cast<std::size_t>(t) * beta, beta,
+                tile_llr_.data() + e * beta);
+  }
+
+  const bool known_start = !circle && lo == 0;
+  const bool known_end = term_ == termination::zero_tail && hi == N;
+  std::fill(metric_.begin(), metric_.end(), known_start ? detail::excluded_metric<double>() : 0.0);
+  metric_[0] = 0;
+
+  // The decoded part relative to the tile, and where each subframe's traceback starts.
+  const std::size_t begin = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(first) - lo);
+  const std::size_t end = begin + (last - first);
+  const std::size_t sub = tile_.f0 ? tile_.f0 : end - begin;
+  // Forward, pausing at each subframe's traceback start to note the best state there.
+  std::size_t done = 0;
+  for (std::size_t a = begin; a < end; a += sub) {
+    const std::size_t start = std::min(std::min(a + sub, end) + tile_.v2, stages);
+    if (start == stages) break;
+    detail::viterbi_forward(code_, tile_llr_.data() + done * beta, start - done, metric_.data(),
+                            next_, decisions_.data() + done * S);
+    boundary_best_[start] = detail::best_state(metric_.data(), S);
+    done = start;
+  }
+  detail::viterbi_forward(code_, tile_llr_.data() + done * beta, stages - done, metric_.data(),
+                          next_, decisions_.data() + done * S);
+  boundary_best_[stages] = known_end ? 0u : detail::best_state(metric_.data(), S);
+
+  // Each subframe traced back from its start; only its own stages are kept.
+  for (std::size_t a = begin; a < end; a += sub) {
+    const std::size_t b = std::min(a + sub, end);
+    const std::size_t start = std::min(b + tile_.v2, stages);
+    unsigned state = boundary_best_[start];
+    for (std::size_t t = start; t-- > a;) {
+      const unsigned predecessor = (state >> 1) | (decisions_[t * S + state] ? S / 2 : 0u);
+      if (t < b)
+        stage_bits_[first + (t - begin)] =
+            static_cast<std::uint8_t>(code_.input_bit(predecessor, state & 1u));
+      state = predecessor;
+    }
+  }
+}
+
+}  // namespace gpufec::conv
