@@ -10,6 +10,7 @@
 
 #include "conv/fast_decoder.hpp"
 #include "conv/llr_input.hpp"
+#include "conv/tiled_device.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv {
@@ -40,6 +41,8 @@ class plan_engine {
   std::vector<fast_scratch> scratch;                 // one per thread
   std::vector<tiled_decoder> tiled;                  // one per thread
   std::vector<std::vector<std::int8_t>> int8_frame;  // one per thread: a frame made int8 (tiled)
+  std::unique_ptr<tiled_device_engine> device;       // CUDA
+  std::vector<std::int8_t> int8_batch;               // CUDA, host batches: the batch made int8
 };
 
 namespace {
@@ -94,19 +97,23 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
                            std::size_t frame_bits, termination term, const decoder_options& options,
                            backend where, std::size_t max_batch)
     : code_(code), pattern_(pattern), term_(term), options_(options) {
-  require(where != backend::cuda, "the CUDA conv decoder is not built yet");
   require(max_batch >= 1, "max_batch = ", max_batch, " must be at least 1");
   require(options.threads >= 0, "threads = ", options.threads, " must be 0 (all) or positive");
   require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
           "llr_scale = ", options.llr_scale, " must be 0 (per frame) or positive");
-  const bool tiled = options.decoder == decoder_kind::tiled;
+  const bool on_cuda = where == backend::cuda;
+  require(!on_cuda || options.decoder == decoder_kind::automatic ||
+              options.decoder == decoder_kind::tiled,
+          "the CUDA conv decoder is the tiled decoder (decoder = ", name_of(options.decoder),
+          " runs on the CPU)");
+  const bool tiled = on_cuda || options.decoder == decoder_kind::tiled;
   require(tiled || options.tile == tile_shape{},
           "a tile shape applies to the tiled decoder only (decoder = ", name_of(options.decoder),
           ")");
   require(!tiled || options.wrap_stages == 0, "wrap_stages = ", options.wrap_stages,
           ": the tiled decoder wraps its tiles around a tail-biting frame (the overlaps v1 and v2 "
           "take the wrap-around's place)");
-  summary_.where = backend::cpu;
+  summary_.where = on_cuda ? backend::cuda : backend::cpu;
   summary_.shape = make_frame_shape(code_, pattern_, frame_bits, term_);
   summary_.max_batch = max_batch;
   summary_.threads = options.threads ? options.threads : omp_get_max_threads();
@@ -119,7 +126,18 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
     use_fast = detail::acs_shape(code_.K()).lanes >= 2;
-  if (tiled) {
+  if (on_cuda) {
+    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
+    summary_.decoder = decoder_kind::tiled;
+    const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
+    engine_->device =
+        make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, summary_.tile, max_batch});
+    engine_->int8_batch.resize(max_batch * summary_.shape.coded_bits);
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
+    summary_.kernel = engine_->device->describe();
+    summary_.scratch_bytes = engine_->int8_batch.size() + engine_->device->device_bytes();
+  } else if (tiled) {
     summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
     for (std::size_t t = 0; t < threads; ++t) {
       engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
@@ -179,7 +197,9 @@ std::string decoder_plan::describe() const {
                                   : std::string("per frame, mean |LLR| -> 31.75");
   } else if (summary_.decoder == decoder_kind::tiled) {
     const tile_shape& t = summary_.tile;
-    out += cat("tiled (the CUDA kernel's algorithm on the CPU: ", t.to_string(), ", ");
+    out += summary_.where == backend::cuda
+               ? cat("tiled (CUDA kernel: ", summary_.kernel, "; ", t.to_string(), ", ")
+               : cat("tiled (the CUDA kernel's algorithm on the CPU: ", t.to_string(), ", ");
     out += t.f0 ? cat("parallel traceback by subframes of ", t.f0, " stages")
                 : std::string("one traceback per tile");
     out += cat(", ", (s.stages + t.f - 1) / t.f, " tiles per frame); float LLRs -> int8 ");
@@ -195,15 +215,24 @@ std::string decoder_plan::describe() const {
 
 namespace {
 
+// `device`: the batches must both be in device memory (the device path), else both on the host.
 template <class T>
 void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<std::uint8_t> bits,
-                   const char* what) {
+                   const char* what, bool device = false) {
   require(received.is_uniform(), "conv decode: the received batch must be uniform (every frame ",
           plan.shape().coded_bits, " ", what, ")");
-  require(!received.on_device() && !bits.on_device(),
-          "conv decode: the CPU decoder needs host batches");
-  require(received.frames() <= plan.summary().max_batch, "conv decode: ", received.frames(),
-          " frames exceed the plan's max_batch = ", plan.summary().max_batch);
+  if (device) {
+    require(plan.summary().where == backend::cuda,
+            "conv decode: batches in device memory need a CUDA plan (this one runs on the CPU)");
+    require(received.on_device() && bits.on_device(),
+            "conv decode: the device path takes LLRs and bits both in device memory");
+  } else {
+    require(!received.on_device() && !bits.on_device(), "conv decode: host batches (", what,
+            " in device memory: int8 LLRs with a CUDA plan; float LLRs and hard bits only from "
+            "the host)");
+    require(received.frames() <= plan.summary().max_batch, "conv decode: ", received.frames(),
+            " frames exceed the plan's max_batch = ", plan.summary().max_batch);
+  }
   if (received.frames()) {
     detail::require_frame_length(received.stride, plan.shape(), plan.term(), plan.pattern(), what);
     detail::require_bits_room(bits.stride, plan.shape());
@@ -218,6 +247,17 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
 template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
+  if (e.device) {
+    // The batch made int8 on the host (frames in parallel), then copied, decoded and copied back.
+    const std::size_t coded = e.int8_frame[0].size();
+    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
+      const auto in = fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]);
+      std::copy(in.begin(), in.end(),
+                e.int8_batch.begin() + static_cast<std::ptrdiff_t>(f * coded));
+    });
+    if (frames) e.device->decode_host(e.int8_batch.data(), frames, bits.data);
+    return;
+  }
   if (!e.tiled.empty()) {
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto thread = static_cast<std::size_t>(t);
@@ -265,7 +305,19 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
       });
 }
 
+void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits,
+                          cuda_stream stream) {
+  check_batches(*this, received, bits, "LLRs", true);
+  if (received.frames())
+    engine_->device->decode_device(received.data, received.frames(), bits.data, stream);
+}
+
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
+  if (received.on_device() || bits.on_device()) {
+    decode(received, bits, nullptr);
+    engine_->device->wait(nullptr);
+    return;
+  }
   check_batches(*this, received, bits, "LLRs");
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,

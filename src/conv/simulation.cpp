@@ -10,10 +10,13 @@
 namespace gpufec::conv {
 namespace {
 
-// Refuses what this build cannot run; automatic means the CPU (no CUDA conv decoder exists).
+// Refuses what the chain cannot run; automatic means the CPU (the CUDA tiled decoder is not in the
+// simulation chain yet: it needs int8 LLRs quantized on the device).
 void require_cpu(backend where) {
-  require(where != backend::cuda,
-          "backend cuda: the CUDA conv decoder is not built yet (the conv family runs on the CPU)");
+  require(
+      where != backend::cuda,
+      "backend cuda: conv simulations run on the CPU in this version (the CUDA tiled decoder is "
+      "in the library, decoder_plan with backend::cuda, but not yet in the simulation chain)");
 }
 
 // The chain's decoder: a decoder_plan made for the chain's largest batch.

@@ -115,9 +115,10 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
 }
 
 void require_cpu_backend(const std::string& backend_name) {
-  require(backend_name != "cuda",
-          "--backend cuda: the CUDA conv decoder is not built yet; the conv family runs on the CPU "
-          "(--backend cpu or auto)");
+  require(
+      backend_name != "cuda",
+      "--backend cuda: the conv commands run on the CPU in this version (the CUDA tiled decoder "
+      "is in the library but not yet on the command line); use --backend cpu or auto");
 }
 
 }  // namespace gpufec::cli

@@ -23,6 +23,7 @@
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
+#include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
@@ -61,7 +62,7 @@ struct plan_summary {
   int threads = 1;
   std::size_t max_batch = 1;
   std::size_t scratch_bytes = 0;  // all threads together
-  std::string kernel;             // fast: the SIMD target and layout
+  std::string kernel;             // fast: the SIMD target and layout; CUDA: the launch shape
   tile_shape tile;                // tiled only
 };
 
@@ -79,8 +80,9 @@ class plan_engine;
 class decoder_plan {
  public:
   // Throws invalid_argument for a bad description (named field), max_batch = 0, threads < 0, a
-  // fast decoder asked for where there is no SIMD target, and backend::cuda ("the CUDA conv
-  // decoder is not built yet"); automatic resolves to cpu.
+  // fast decoder asked for where there is no SIMD target; backend_unavailable for backend::cuda
+  // without CUDA or a device. automatic resolves to cpu. On backend::cuda the decoder is the tiled
+  // decoder (decoder automatic or tiled; the CUDA kernel decides exactly as the CPU one).
   decoder_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t frame_bits,
                termination term, const decoder_options& options = {}, backend where = backend::cpu,
                std::size_t max_batch = 1);
@@ -104,6 +106,11 @@ class decoder_plan {
   void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits);
   // Hard decisions: 0/1 per coded bit (any non-zero value is 1).
   void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits);
+  // The device path (a CUDA plan): int8 LLRs and bits both in device memory, any number of
+  // frames, queued on the caller's `stream` (asynchronous: the bits are ready when the stream's
+  // work is). Throws invalid_argument for host views or wrong sizes. decode(received, bits) with
+  // device views does the same on the default stream and waits.
+  void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits, cuda_stream stream);
 
  private:
   conv_code code_;

@@ -1,0 +1,215 @@
+// What tiling costs (issue 23; the paper's Tables II and III): the BER of the tiled decoder (the
+// GPU algorithm, tiling.hpp) against full maximum-likelihood decoding of the same int8 frames, as
+// a BER ratio and as an Eb/N0 loss in dB, over tile shapes (f, v1, v2, f0). Both decoders see the
+// same quantized LLRs, so the difference is tiling alone; the comparison is paired (frame by
+// frame), which makes small losses measurable with few errors.
+//
+// The loss in dB converts the BER ratio through the local slope of the ML curve, measured in the
+// same run at Eb/N0 and Eb/N0 - 0.5 dB: loss = log10(BER_tiled / BER_ML) / slope (decades per dB).
+// The interval is the ratio's 95% interval from the per-frame paired differences (errors come in
+// bursts, so frames, not bits, are the independent units).
+//
+//   conv_tile_loss [--quick] [--json FILE]
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpufec/channel/awgn.hpp"
+#include "gpufec/common/files.hpp"
+#include "gpufec/common/philox.hpp"
+#include "gpufec/conv/decoder.hpp"
+#include "gpufec/conv/encoder.hpp"
+#include "gpufec/conv/reference.hpp"
+#include "gpufec/conv/tiling.hpp"
+
+namespace {
+
+using namespace gpufec;
+using namespace gpufec::conv;
+
+struct point_setup {
+  std::string rate;
+  double ebn0 = 0;  // where the losses are measured
+  std::size_t frames = 0;
+};
+
+// One noisy frame as the decoders see it: int8 LLRs by the fast decoder's per-frame rule.
+std::vector<std::int8_t> noisy_frame(const encoder& enc, double sigma, std::uint64_t seed,
+                                     std::uint64_t f, std::vector<std::uint8_t>& info) {
+  philox_stream source(seed, rng_source, f);
+  for (auto& b : info) b = static_cast<std::uint8_t>(source.next_bit());
+  std::vector<std::uint8_t> coded(enc.shape().coded_bits);
+  enc.encode(info, coded);
+  std::vector<float> llr(coded.size());
+  for (std::size_t i = 0; i < coded.size(); ++i)
+    llr[i] = static_cast<float>(
+        channel::llr_from_sample(channel::awgn_received(seed, f, i, coded[i], sigma), sigma));
+  std::vector<std::int8_t> q(llr.size());
+  quantize_llrs(llr, auto_llr_scale(llr), q);
+  return q;
+}
+
+// Per-frame bit errors of ML decoding and of each tile shape at one Eb/N0.
+struct errors {
+  std::vector<double> ml;                  // [frame]
+  std::vector<std::vector<double>> tiled;  // [shape][frame]
+};
+
+errors count_errors(const conv_code& code, const puncture_pattern& pattern, std::size_t N,
+                    double ebn0, std::size_t frames, const std::vector<tile_shape>& shapes) {
+  const encoder enc(code, pattern, N, termination::zero_tail);
+  const double sigma = channel::sigma_from_ebn0(
+      ebn0, static_cast<double>(N) / static_cast<double>(enc.shape().coded_bits));
+  errors e;
+  e.ml.assign(frames, 0);
+  e.tiled.assign(shapes.size(), std::vector<double>(frames, 0));
+#pragma omp parallel
+  {
+    reference_decoder ml(code, pattern, N, termination::zero_tail);
+    std::vector<tiled_decoder> tiled;
+    for (const auto& s : shapes) tiled.emplace_back(code, pattern, N, termination::zero_tail, s);
+    std::vector<std::uint8_t> info(N), bits(N);
+#pragma omp for schedule(dynamic)
+    for (std::ptrdiff_t fi = 0; fi < static_cast<std::ptrdiff_t>(frames); ++fi) {
+      const auto f = static_cast<std::size_t>(fi);
+      const auto q = noisy_frame(enc, sigma, 2311, f, info);
+      const auto count = [&] {
+        double n = 0;
+        for (std::size_t i = 0; i < N; ++i) n += bits[i] != info[i];
+        return n;
+      };
+      ml.decode(std::span<const std::int8_t>(q), bits);
+      e.ml[f] = count();
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        tiled[s].decode(q, bits);
+        e.tiled[s][f] = count();
+      }
+    }
+  }
+  return e;
+}
+
+double sum(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string json_path;
+  for (int a = 1; a < argc; ++a) {
+    if (!std::strcmp(argv[a], "--quick")) {
+      quick = true;
+    } else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) {
+      json_path = argv[++a];
+    } else {
+      std::cerr << "usage: conv_tile_loss [--quick] [--json FILE]\n";
+      return 2;
+    }
+  }
+  try {
+    gpufec::output_file json_file;  // opened before any work: a bad path fails at once
+    if (!json_path.empty()) json_file = gpufec::output_file(json_path);
+    const conv_code code(7, {0171, 0133});
+    const std::size_t N = 4096;
+    const std::size_t scale = quick ? 1 : 12;
+    // Eb/N0 where ML decoding of int8 LLRs makes a BER of a few 1e-4 (docs/conv.md).
+    const std::vector<point_setup> points = {{"1/2", 3.0, 150 * scale}, {"3/4", 4.0, 150 * scale}};
+    nlohmann::json out = {{"code", code.to_string()},
+                          {"frame_bits", N},
+                          {"termination", "zero"},
+                          {"llr", "int8, per frame: mean |L| -> 31.75"},
+                          {"threads", omp_get_max_threads()},
+                          {"points", nlohmann::json::array()}};
+    for (const auto& point : points) {
+      const auto pattern = puncture_pattern::standard(point.rate, 2);
+      const std::size_t D = default_traceback_depth(code, pattern);
+      // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep.
+      std::vector<tile_shape> shapes;
+      std::vector<std::string> table;
+      for (std::size_t v : {10, 20, 30, 40, 50})
+        for (std::size_t f : {32, 64, 128, 256, 512}) {
+          const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
+          shapes.push_back({f, v2, v2, 0});
+          table.push_back("f x v2");
+        }
+      for (std::size_t v : {25, 35, 45})
+        for (std::size_t f0 : {8, 16, 32, 64}) {
+          const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
+          shapes.push_back({256, D, v2, f0});
+          table.push_back("v2 x f0");
+        }
+      for (std::size_t v1 : {std::size_t{0}, D / 4, D / 2, D}) {
+        shapes.push_back({256, v1, D, 0});
+        table.push_back("v1");
+      }
+      const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
+      const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
+      const double bits = static_cast<double>(N * point.frames);
+      const double ber_low = sum(low.ml) / bits, ber_ml = sum(e.ml) / bits;
+      const double slope = std::log10(ber_low / ber_ml) / 0.5;  // decades per dB
+      std::printf("\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
+                  "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
+                  point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low,
+                  point.ebn0 - 0.5, slope);
+      std::printf("%8s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
+                  "BER / ML", "95% interval", "loss dB", "overhead");
+      nlohmann::json rows = nlohmann::json::array();
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        const auto& t = e.tiled[s];
+        const double n = static_cast<double>(point.frames);
+        double mean = 0, var = 0;
+        for (std::size_t f = 0; f < point.frames; ++f) mean += (t[f] - e.ml[f]) / n;
+        for (std::size_t f = 0; f < point.frames; ++f)
+          var += (t[f] - e.ml[f] - mean) * (t[f] - e.ml[f] - mean) / (n - 1);
+        const double ml_mean = sum(e.ml) / n, se = std::sqrt(var / n);
+        const double ratio = 1 + mean / ml_mean;
+        const double lo = 1 + (mean - 1.96 * se) / ml_mean, hi = 1 + (mean + 1.96 * se) / ml_mean;
+        const double loss = std::log10(ratio) / slope;
+        const tile_shape& sh = shapes[s];
+        const double overhead = static_cast<double>(sh.stages()) / static_cast<double>(sh.f);
+        std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n",
+                    table[s].c_str(), sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi, loss,
+                    overhead);
+        std::fflush(stdout);
+        rows.push_back({{"table", table[s]},
+                        {"f", sh.f},
+                        {"v1", sh.v1},
+                        {"v2", sh.v2},
+                        {"f0", sh.f0},
+                        {"ber", sum(t) / bits},
+                        {"ber_ratio", ratio},
+                        {"ber_ratio_95", {lo, hi}},
+                        {"loss_db", loss},
+                        {"stages_per_decoded_stage", overhead}});
+      }
+      out["points"].push_back({{"rate", point.rate},
+                               {"ebn0_db", point.ebn0},
+                               {"frames", point.frames},
+                               {"ml_ber", ber_ml},
+                               {"ml_ber_minus_half_db", ber_low},
+                               {"slope_decades_per_db", slope},
+                               {"traceback_depth", D},
+                               {"shapes", rows}});
+    }
+    if (json_file) {
+      json_file.write(out.dump(2) + "\n");
+      json_file.commit();
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "conv_tile_loss: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

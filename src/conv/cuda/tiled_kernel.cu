@@ -1,0 +1,330 @@
+// The CUDA tiled Viterbi decoder (issue 23, the paper's unified kernel): one warp decodes one tile
+// from its LLRs to its bits in one kernel: depuncturing and branch metrics, add-compare-select
+// with the path metrics and the survivor bits in shared memory, the best states at the subframe
+// boundaries, and the (parallel) traceback; survivors never touch global memory. It decides
+// exactly as tiled_decoder (gpufec/conv/tiling.hpp) on the same int8 LLRs: the same integer
+// metrics (int32, exact: a tile of at most 2^16 stages moves a metric by at most 2^25), the same
+// tie rules, the same tile geometry. This first version keeps the path metrics in shared memory
+// (states spread over the lanes); the register/DPX version of the issue is the next step.
+#include <algorithm>
+#include <climits>
+#include <vector>
+
+#include "common/cuda/device_buffer.cuh"
+#include "common/cuda/occupancy.cuh"
+#include "common/cuda/stream.cuh"
+#include "conv/tiled_device.hpp"
+#include "gpufec/common/align.hpp"
+
+namespace gpufec::conv::detail {
+namespace {
+
+// A start state the tile knows it is not in: far below any path from a valid state, which a tile
+// moves by at most max_tile_stages * 4 * 128 = 2^25.
+constexpr int kExcluded = -(1 << 29);
+constexpr int kMaxWords = 8;  // survivor words per stage: 256 states
+
+struct kernel_params {
+  const std::int8_t* llr;  // [frame][coded_bits]
+  std::uint8_t* bits;      // [frame][info_bits]
+  unsigned long long frames;
+  unsigned tiles_per_frame;
+  unsigned N, info_bits, coded_bits;  // stages, outputs and inputs per frame
+  unsigned f, v1, v2, sub;            // sub: stages per traceback subframe (f when f0 = 0)
+  int S, words, beta, labels, period, sent_per_period;
+  bool circle, zero_tail;
+  const int* phase_base;            // [P]: values sent before phase p within a period
+  const std::uint8_t* phase_mask;   // [P]: bit b set when stream b is sent at phase p
+  const std::uint8_t* pair_labels;  // [S]: label(j >> 1, j & 1) | label((j >> 1) + S/2, j & 1) << 4
+  const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)
+  unsigned dtab_bytes, surv_bytes, pm_bytes, slot_bytes;  // one warp's shared slot
+};
+
+// The best state of `pm` (the lowest among equals), in every lane.
+__device__ int warp_best(const int* pm, int S, int lane) {
+  int value = INT_MIN, index = S;
+  for (int j = lane; j < S; j += 32)
+    if (pm[j] > value) {
+      value = pm[j];
+      index = j;
+    }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const int v = __shfl_xor_sync(0xffffffffu, value, offset);
+    const int i = __shfl_xor_sync(0xffffffffu, index, offset);
+    if (v > value || (v == value && i < index)) {
+      value = v;
+      index = i;
+    }
+  }
+  return index;
+}
+
+// tiled_viterbi_kernel. Index map: warp w of block b takes tiles g = b W + w, then g + gridDim.x W
+// ...; tile g is tile i = g mod T of frame g / T (T tiles per frame). Lane l owns new states
+// j = 32 k + l (k < words) in the ACS, tile stages e = l, l + 32, ... in the depuncturing, and
+// traceback subframes s = l, l + 32, .... Shared memory: one slot per warp = branch metrics
+// [stage][2^beta] int16, survivor words [stage][words], path metrics [2][S] int32, subframe start
+// states [subframes] int32.
+__global__ void tiled_viterbi_kernel(kernel_params p) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const int warps = static_cast<int>(blockDim.x / 32);
+  unsigned char* slot = shared + static_cast<std::size_t>(warp) * p.slot_bytes;
+  auto* dtab = reinterpret_cast<short*>(slot);
+  auto* surv = reinterpret_cast<unsigned*>(slot + p.dtab_bytes);
+  auto* pm = reinterpret_cast<int*>(slot + p.dtab_bytes + p.surv_bytes);
+  auto* best = reinterpret_cast<int*>(slot + p.dtab_bytes + p.surv_bytes + p.pm_bytes);
+
+  // This lane's states' predecessor labels, fixed per code.
+  unsigned char labels[kMaxWords];
+#pragma unroll
+  for (int k = 0; k < kMaxWords; ++k) {
+    const int j = 32 * k + lane;
+    labels[k] = k < p.words && j < p.S ? p.pair_labels[j] : 0;
+  }
+
+  const unsigned long long total = p.frames * p.tiles_per_frame;
+  for (unsigned long long g = static_cast<unsigned long long>(blockIdx.x) * warps + warp; g < total;
+       g += static_cast<unsigned long long>(gridDim.x) * warps) {
+    const unsigned long long frame = g / p.tiles_per_frame;
+    const unsigned i = static_cast<unsigned>(g % p.tiles_per_frame);
+    const long long N = p.N;
+    const long long first = static_cast<long long>(i) * p.f;
+    const long long last = min(first + static_cast<long long>(p.f), N);
+    const long long lo = p.circle ? first - p.v1 : first - min(first, static_cast<long long>(p.v1));
+    const long long hi = p.circle ? last + p.v2 : min(last + static_cast<long long>(p.v2), N);
+    const int stages = static_cast<int>(hi - lo);
+    const int begin = static_cast<int>(first - lo), end = begin + static_cast<int>(last - first);
+    const std::int8_t* llr = p.llr + frame * p.coded_bits;
+
+    // Depuncturing and the 2^beta branch metrics of every stage.
+    for (int e = lane; e < stages; e += 32) {
+      const long long t = ((lo + e) % N + N) % N;
+      const int phase = static_cast<int>(t % p.period);
+      const long long base = (t / p.period) * p.sent_per_period + p.phase_base[phase];
+      const unsigned mask = p.phase_mask[phase];
+      int L[4] = {0, 0, 0, 0};
+      for (int b = 0, k = 0; b < p.beta; ++b)
+        if ((mask >> b) & 1u) L[b] = llr[base + k++];
+      for (int o = 0; o < p.labels; ++o) {
+        int d = 0;
+        for (int b = 0; b < p.beta; ++b) d += ((o >> b) & 1) ? -L[b] : L[b];
+        dtab[e * p.labels + o] = static_cast<short>(d);
+      }
+    }
+    const bool known_start = !p.circle && lo == 0;
+    for (int j = lane; j < p.S; j += 32) pm[j] = known_start && j != 0 ? kExcluded : 0;
+    __syncwarp();
+
+    // Forward. Subframe s decodes tile stages [begin + s sub, min(begin + (s+1) sub, end)) and
+    // is traced back from boundary min(its end + v2, stages): the best state there is noted.
+    const int subframes = (end - begin + static_cast<int>(p.sub) - 1) / static_cast<int>(p.sub);
+    const auto start_of = [&](int s) {
+      return min(min(begin + (s + 1) * static_cast<int>(p.sub), end) + static_cast<int>(p.v2),
+                 stages);
+    };
+    int noted = 0;  // subframes whose start state is noted
+    const int half = p.S / 2;
+    for (int e = 0; e < stages; ++e) {
+      const short* row = dtab + e * p.labels;
+      const int* from = pm + (e & 1) * p.S;
+      int* to = pm + ((e + 1) & 1) * p.S;
+#pragma unroll
+      for (int k = 0; k < kMaxWords; ++k) {
+        if (k >= p.words) break;
+        const int j = 32 * k + lane;
+        bool decision = false;
+        if (j < p.S) {
+          const int s0 = j >> 1;
+          const int m0 = from[s0] + row[labels[k] & 15];
+          const int m1 = from[s0 + half] + row[labels[k] >> 4];
+          decision = m1 > m0;
+          to[j] = decision ? m1 : m0;
+        }
+        const unsigned word = __ballot_sync(0xffffffffu, decision);
+        if (lane == k) surv[e * p.words + k] = word;
+      }
+      __syncwarp();
+      if (noted < subframes && start_of(noted) == e + 1 && e + 1 < stages) {
+        const int b = warp_best(to, p.S, lane);
+        if (lane == 0) best[noted] = b;
+        ++noted;
+      }
+    }
+    const bool known_end = p.zero_tail && hi == N;
+    const int end_state = known_end ? 0 : warp_best(pm + (stages & 1) * p.S, p.S, lane);
+    __syncwarp();
+
+    // Traceback, one subframe per lane.
+    std::uint8_t* out = p.bits + frame * p.info_bits;
+    for (int s = lane; s < subframes; s += 32) {
+      const int a = begin + s * static_cast<int>(p.sub);
+      const int b = min(a + static_cast<int>(p.sub), end);
+      const int start = start_of(s);
+      int state = start == stages ? end_state : best[s];
+      for (int t = start - 1; t >= a; --t) {
+        const unsigned word = surv[t * p.words + (state >> 5)];
+        const int predecessor = (state >> 1) | (((word >> (state & 31)) & 1u) ? half : 0);
+        if (t < b) {
+          const long long stage = first + (t - begin);
+          if (stage < static_cast<long long>(p.info_bits))
+            out[stage] = static_cast<std::uint8_t>((state & 1) ^ p.parity[predecessor]);
+        }
+        state = predecessor;
+      }
+    }
+    __syncwarp();
+  }
+}
+
+class cuda_tiled_engine final : public tiled_device_engine {
+ public:
+  explicit cuda_tiled_engine(const tiled_setup& setup) : setup_(setup), stream_(0) {
+    const conv_code& code = setup_.code;
+    const puncture_pattern& pattern = setup_.pattern;
+    validate(setup_.tile);
+    const unsigned S = code.states();
+    require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
+            " states (K <= 9)");
+    // The tables the kernel reads.
+    const int P = pattern.period();
+    std::vector<int> base(static_cast<std::size_t>(P));
+    std::vector<std::uint8_t> mask(static_cast<std::size_t>(P)), pair(S), parity(S);
+    for (int q = 0; q < P; ++q) {
+      base[static_cast<std::size_t>(q)] =
+          static_cast<int>(pattern.sent_before(static_cast<std::size_t>(q)));
+      for (int b = 0; b < code.beta(); ++b)
+        if (pattern.sends(b, static_cast<std::size_t>(q)))
+          mask[static_cast<std::size_t>(q)] |= static_cast<std::uint8_t>(1u << b);
+    }
+    for (unsigned j = 0; j < S; ++j) {
+      const unsigned s0 = j >> 1, w = j & 1u;
+      pair[j] = static_cast<std::uint8_t>(code.label(s0, w) | code.label(s0 + S / 2, w) << 4);
+      parity[j] = static_cast<std::uint8_t>(code.input_bit(j, 0));
+    }
+    phase_base_.resize(base.size());
+    phase_base_.upload(base.data(), base.size());
+    phase_mask_.resize(mask.size());
+    phase_mask_.upload(mask.data(), mask.size());
+    pair_labels_.resize(S);
+    pair_labels_.upload(pair.data(), S);
+    parity_.resize(S);
+    parity_.upload(parity.data(), S);
+
+    // One warp's shared slot, and the block of warps the device keeps most of resident.
+    const tile_shape& tile = setup_.tile;
+    const std::size_t most = tile.stages();
+    const std::size_t sub = tile.f0 ? tile.f0 : tile.f;
+    params_.labels = 1 << code.beta();
+    params_.words = static_cast<int>((S + 31) / 32);
+    params_.dtab_bytes = static_cast<unsigned>(align16(most * params_.labels * sizeof(short)));
+    params_.surv_bytes = static_cast<unsigned>(align16(most * params_.words * sizeof(unsigned)));
+    params_.pm_bytes = static_cast<unsigned>(align16(2 * S * sizeof(int)));
+    params_.slot_bytes = params_.dtab_bytes + params_.surv_bytes + params_.pm_bytes +
+                         static_cast<unsigned>(align16(((tile.f + sub - 1) / sub) * sizeof(int)));
+    const cuda::device_limits limits = cuda::current_device_limits();
+    sm_count_ = limits.sm_count;
+    require(params_.slot_bytes <= limits.shared_optin, "a tile of ", most,
+            " stages of K = ", code.K(), " needs ", params_.slot_bytes,
+            " bytes of shared memory; this device gives a block ", limits.shared_optin,
+            " (shorten f, v1 or v2)");
+    int best_warps = 0;
+    for (int warps = 1; warps <= 32; warps *= 2) {
+      const std::size_t shared = static_cast<std::size_t>(warps) * params_.slot_bytes;
+      if (shared > limits.shared_optin || 32 * warps > limits.max_block_threads) break;
+      cuda::allow_shared(tiled_viterbi_kernel, shared);
+      const int blocks = cuda::resident_blocks(tiled_viterbi_kernel, 32 * warps, shared);
+      if (blocks * warps > best_warps) {
+        best_warps = blocks * warps;
+        shape_ = {32 * warps, 32, warps, shared, blocks};
+      }
+    }
+    require(best_warps > 0, "the CUDA conv kernel cannot be resident with ", params_.slot_bytes,
+            " bytes of shared memory per tile");
+
+    const frame_shape& fs = setup_.shape;
+    params_.N = static_cast<unsigned>(fs.stages);
+    params_.info_bits = static_cast<unsigned>(fs.info_bits);
+    params_.coded_bits = static_cast<unsigned>(fs.coded_bits);
+    params_.tiles_per_frame = static_cast<unsigned>((fs.stages + tile.f - 1) / tile.f);
+    params_.f = static_cast<unsigned>(tile.f);
+    params_.v1 = static_cast<unsigned>(tile.v1);
+    params_.v2 = static_cast<unsigned>(tile.v2);
+    params_.sub = static_cast<unsigned>(sub);
+    params_.S = static_cast<int>(S);
+    params_.beta = code.beta();
+    params_.period = P;
+    params_.sent_per_period = pattern.sent_per_period();
+    params_.circle = setup_.term == termination::tail_biting;
+    params_.zero_tail = setup_.term == termination::zero_tail;
+    params_.phase_base = phase_base_.get();
+    params_.phase_mask = phase_mask_.get();
+    params_.pair_labels = pair_labels_.get();
+    params_.parity = parity_.get();
+
+    llr_.resize(setup_.max_batch * fs.coded_bits);
+    bits_.resize(setup_.max_batch * fs.info_bits);
+  }
+
+  void decode_device(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits,
+                     cuda_stream stream) override {
+    if (frames == 0) return;
+    kernel_params p = params_;
+    p.llr = llr;
+    p.bits = bits;
+    p.frames = frames;
+    const unsigned long long tiles = frames * static_cast<unsigned long long>(p.tiles_per_frame);
+    const int warps = shape_.By;
+    const unsigned long long needed =
+        (tiles + static_cast<unsigned>(warps) - 1) / static_cast<unsigned>(warps);
+    const auto blocks = static_cast<unsigned>(std::min<unsigned long long>(
+        needed, static_cast<unsigned long long>(shape_.wave(sm_count_)) * 8));
+    tiled_viterbi_kernel<<<blocks, static_cast<unsigned>(shape_.threads), shape_.shared, stream>>>(
+        p);
+    GPUFEC_CUDA_CHECK_LAUNCH("tiled_viterbi_kernel");
+  }
+
+  void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) override {
+    require(frames <= setup_.max_batch, "conv decode: ", frames,
+            " frames exceed max_batch = ", setup_.max_batch);
+    if (frames == 0) return;
+    const frame_shape& fs = setup_.shape;
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(llr_.get(), llr, frames * fs.coded_bits, cudaMemcpyHostToDevice, stream_));
+    decode_device(llr_.get(), frames, bits_.get(), stream_);
+    GPUFEC_CUDA_CHECK(
+        cudaMemcpyAsync(bits, bits_.get(), frames * fs.info_bits, cudaMemcpyDeviceToHost, stream_));
+    stream_.synchronize();
+  }
+
+  void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+  std::string describe() const override {
+    return cat("one warp per tile, ", shape_.By, " tiles per block, ", cuda::to_string(shape_),
+               ", ", params_.slot_bytes, " B of shared memory per tile");
+  }
+  std::size_t device_bytes() const override {
+    return llr_.bytes() + bits_.bytes() + phase_base_.bytes() + phase_mask_.bytes() +
+           pair_labels_.bytes() + parity_.bytes();
+  }
+
+ private:
+  tiled_setup setup_;
+  cuda::stream stream_;
+  kernel_params params_{};
+  cuda::launch_shape shape_;
+  int sm_count_ = 0;
+  cuda::device_buffer<int> phase_base_;
+  cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
+  cuda::device_buffer<std::int8_t> llr_;
+  cuda::device_buffer<std::uint8_t> bits_;
+};
+
+std::unique_ptr<tiled_device_engine> make_cuda_tiled_engine(const tiled_setup& setup) {
+  return std::make_unique<cuda_tiled_engine>(setup);
+}
+
+const register_cuda_backend<cuda_tiled_entry> registered{&make_cuda_tiled_engine};
+
+}  // namespace
+}  // namespace gpufec::conv::detail

@@ -1,0 +1,188 @@
+// The CUDA tiled Viterbi decoder against its CPU oracle, the tiled decoder (tiling.hpp): the same
+// bits on every frame, ties included, for every code K = 3..9, beta = 2..4, puncturing, termination
+// and tile shape tested, from host batches and from device memory on a caller's stream; batches of
+// many short frames and one long frame; and the errors a CUDA plan reports.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "conv/conv_test_util.hpp"
+#include "gpufec/common/device.hpp"
+#include "gpufec/conv/decoder.hpp"
+#include "gpufec/conv/tiling.hpp"
+
+namespace gpufec::conv {
+namespace {
+
+using namespace testing;
+
+#define SKIP_WITHOUT_GPU() \
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device"
+
+// `frames` noisy frames as int8 LLRs (a coarse scale, so that metric ties occur) and their bits.
+struct int8_batch {
+  std::vector<std::uint8_t> info;
+  std::vector<std::int8_t> llr;
+};
+int8_batch make_int8_batch(const encoder& enc, std::size_t frames, double sigma, std::uint64_t seed,
+                           double scale) {
+  int8_batch b;
+  const std::size_t n = enc.shape().coded_bits, N = enc.shape().info_bits;
+  b.info.resize(frames * N);
+  b.llr.resize(frames * n);
+  std::vector<std::uint8_t> coded(n);
+  for (std::size_t f = 0; f < frames; ++f) {
+    const auto bits = random_bits(seed, f, N);
+    std::copy(bits.begin(), bits.end(), b.info.begin() + static_cast<std::ptrdiff_t>(f * N));
+    enc.encode(bits, coded);
+    const auto llr = awgn_llrs(coded, sigma, seed, f);
+    quantize_llrs(llr, scale, std::span<std::int8_t>(b.llr).subspan(f * n, n));
+  }
+  return b;
+}
+
+std::vector<std::uint8_t> decode_on(decoder_plan& plan, const std::vector<std::int8_t>& llr,
+                                    std::size_t frames) {
+  std::vector<std::uint8_t> bits(frames * plan.shape().info_bits);
+  plan.decode(batch_view<std::int8_t>::uniform(llr.data(), frames, plan.shape().coded_bits),
+              batch_span<std::uint8_t>::uniform(bits.data(), frames, plan.shape().info_bits));
+  return bits;
+}
+
+decoder_plan tiled_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t N,
+                        termination term, const tile_shape& tile, backend where,
+                        std::size_t max_batch) {
+  decoder_options options;
+  options.decoder = decoder_kind::tiled;
+  options.tile = tile;
+  return decoder_plan(code, pattern, N, term, options, where, max_batch);
+}
+
+TEST(ConvCuda, EqualsTheTiledDecoderForEveryCodeRateTerminationAndShape) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t N = 151, frames = 23;
+  std::size_t frames_with_errors = 0, checked = 0;
+  for (const auto& [name, code] : all_codes())
+    for (const auto& pattern : patterns_for(code))
+      for (termination term : all_terminations)
+        for (const tile_shape& tile : {default_tile_shape(code, pattern), tile_shape{32, 10, 20, 0},
+                                       tile_shape{64, 16, 40, 16}, tile_shape{5, 3, 4, 2}}) {
+          if (!can_encode(code, pattern, N, term)) continue;
+          SCOPED_TRACE(name + ", pattern " + pattern.to_string() + ", " +
+                       std::string(name_of(term)) + ", " + tile.to_string());
+          const encoder enc(code, pattern, N, term);
+          const double sigma = 0.9 * std::sqrt(0.5 / pattern.rate());
+          const auto batch = make_int8_batch(enc, frames, sigma, 41, 3.0);
+          auto gpu = tiled_plan(code, pattern, N, term, tile, backend::cuda, frames);
+          auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
+          const auto a = decode_on(gpu, batch.llr, frames), b = decode_on(cpu, batch.llr, frames);
+          for (std::size_t f = 0; f < frames; ++f) {
+            ASSERT_TRUE(std::equal(a.begin() + f * N, a.begin() + (f + 1) * N, b.begin() + f * N))
+                << "frame " << f;
+            frames_with_errors +=
+                !std::equal(a.begin() + f * N, a.begin() + (f + 1) * N, batch.info.begin() + f * N);
+            ++checked;
+          }
+        }
+  EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
+}
+
+// Device memory on a caller's stream, and device views through the synchronous call.
+TEST(ConvCuda, DevicePathEqualsHostPath) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::standard("3/4", 2);
+  const std::size_t N = 1000, frames = 300;
+  const encoder enc(code, pattern, N, termination::truncated);
+  const auto batch = make_int8_batch(enc, frames, channel::sigma_from_ebn0(3.0, 0.75), 42, 8.0);
+  auto plan = tiled_plan(code, pattern, N, termination::truncated, {}, backend::cuda, frames);
+  const auto host = decode_on(plan, batch.llr, frames);
+
+  std::int8_t* d_llr = nullptr;
+  std::uint8_t* d_bits = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_llr, batch.llr.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_bits, host.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_llr, batch.llr.data(), batch.llr.size(), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  const auto in =
+      batch_view<std::int8_t>::uniform(d_llr, frames, enc.shape().coded_bits, memory_space::device);
+  const auto out = batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device);
+  std::vector<std::uint8_t> device(host.size(), 2);
+  plan.decode(in, out, stream);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(device, host);
+  ASSERT_EQ(cudaMemset(d_bits, 7, device.size()), cudaSuccess);
+  plan.decode(in, out);  // device views, default stream, waits
+  ASSERT_EQ(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(device, host);
+
+  // A CPU plan refuses device views; host views of a CUDA plan are checked as ever.
+  auto cpu = tiled_plan(code, pattern, N, termination::truncated, {}, backend::cpu, frames);
+  EXPECT_THROW(cpu.decode(in, out), invalid_argument);
+  cudaStreamDestroy(stream);
+  cudaFree(d_llr);
+  cudaFree(d_bits);
+}
+
+// Many short frames (802.11 / LTE control-channel sizes) and one long frame in a few thousand
+// tiles; float and hard inputs go through the same quantizer as on the CPU.
+TEST(ConvCuda, ShortFrameBatchesLongFramesAndEveryInputKind) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::none(2);
+  for (const auto& [N, frames] : {std::pair<std::size_t, std::size_t>{200, 4000}, {400000, 2}}) {
+    SCOPED_TRACE("frames of " + std::to_string(N) + " bits");
+    const encoder enc(code, pattern, N, termination::zero_tail);
+    const auto batch = make_int8_batch(enc, frames, channel::sigma_from_ebn0(2.5, 0.5), 43, 8.0);
+    auto gpu = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, frames);
+    auto cpu = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cpu, frames);
+    EXPECT_EQ(decode_on(gpu, batch.llr, frames), decode_on(cpu, batch.llr, frames));
+
+    std::vector<float> llr(batch.llr.size());
+    std::vector<std::uint8_t> hard(batch.llr.size());
+    for (std::size_t i = 0; i < llr.size(); ++i) {
+      llr[i] = 0.37f * static_cast<float>(batch.llr[i]) + 0.01f;
+      hard[i] = batch.llr[i] < 0;
+    }
+    std::vector<std::uint8_t> a(frames * N), b(frames * N);
+    const std::size_t n = enc.shape().coded_bits;
+    gpu.decode(batch_view<float>::uniform(llr.data(), frames, n),
+               batch_span<std::uint8_t>::uniform(a.data(), frames, N));
+    cpu.decode(batch_view<float>::uniform(llr.data(), frames, n),
+               batch_span<std::uint8_t>::uniform(b.data(), frames, N));
+    EXPECT_EQ(a, b) << "float LLRs";
+    gpu.decode_hard(batch_view<std::uint8_t>::uniform(hard.data(), frames, n),
+                    batch_span<std::uint8_t>::uniform(a.data(), frames, N));
+    cpu.decode_hard(batch_view<std::uint8_t>::uniform(hard.data(), frames, n),
+                    batch_span<std::uint8_t>::uniform(b.data(), frames, N));
+    EXPECT_EQ(a, b) << "hard bits";
+  }
+}
+
+TEST(ConvCuda, PlanReportsWhatItCannotDo) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(9, {0561, 0753});
+  const auto pattern = puncture_pattern::none(2);
+  decoder_options fast;
+  fast.decoder = decoder_kind::fast;
+  EXPECT_THROW(decoder_plan(code, pattern, 1000, termination::zero_tail, fast, backend::cuda),
+               invalid_argument);
+  try {  // 60 000 stages of 256 states: 1.9 MB of survivors, more than any SM's shared memory
+    tiled_plan(code, pattern, 100000, termination::zero_tail, {60000, 100, 100, 0}, backend::cuda,
+               1);
+    ADD_FAILURE() << "accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bytes of shared memory"), std::string::npos) << e.what();
+  }
+  const auto plan = tiled_plan(code, pattern, 1000, termination::zero_tail, {}, backend::cuda, 8);
+  EXPECT_EQ(plan.summary().where, backend::cuda);
+  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: one warp per tile"), std::string::npos)
+      << plan.describe();
+}
+
+}  // namespace
+}  // namespace gpufec::conv
