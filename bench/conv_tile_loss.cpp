@@ -159,10 +159,11 @@ int main(int argc, char** argv) {
       const double bits = static_cast<double>(N * point.frames);
       const double ber_low = sum(low.ml) / bits, ber_ml = sum(e.ml) / bits;
       const double slope = std::log10(ber_low / ber_ml) / 0.5;  // decades per dB
-      std::printf("\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
-                  "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
-                  point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low,
-                  point.ebn0 - 0.5, slope);
+      std::printf(
+          "\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
+          "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
+          point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low, point.ebn0 - 0.5,
+          slope);
       std::printf("%8s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
                   "BER / ML", "95% interval", "loss dB", "overhead");
       nlohmann::json rows = nlohmann::json::array();
@@ -179,9 +180,8 @@ int main(int argc, char** argv) {
         const double loss = std::log10(ratio) / slope;
         const tile_shape& sh = shapes[s];
         const double overhead = static_cast<double>(sh.stages()) / static_cast<double>(sh.f);
-        std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n",
-                    table[s].c_str(), sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi, loss,
-                    overhead);
+        std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n", table[s].c_str(),
+                    sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi, loss, overhead);
         std::fflush(stdout);
         rows.push_back({{"table", table[s]},
                         {"f", sh.f},
