@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -23,12 +22,12 @@
 #include <nlohmann/json.hpp>
 
 #include "gpufec/channel/awgn.hpp"
-#include "gpufec/common/files.hpp"
 #include "gpufec/common/philox.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/reference.hpp"
 #include "gpufec/conv/tiling.hpp"
+#include "program.hpp"
 
 namespace {
 
@@ -106,110 +105,95 @@ double sum(const std::vector<double>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::string json_path;
-  for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--quick")) {
-      quick = true;
-    } else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) {
-      json_path = argv[++a];
-    } else {
-      std::cerr << "usage: conv_tile_loss [--quick] [--json FILE]\n";
-      return 2;
-    }
-  }
-  try {
-    gpufec::output_file json_file;  // opened before any work: a bad path fails at once
-    if (!json_path.empty()) json_file = gpufec::output_file(json_path);
-    const conv_code code(7, {0171, 0133});
-    const std::size_t N = 4096;
-    const std::size_t scale = quick ? 1 : 12;
-    // Eb/N0 where ML decoding of int8 LLRs makes a BER of a few 1e-4 (docs/conv.md).
-    const std::vector<point_setup> points = {{"1/2", 3.0, 150 * scale}, {"3/4", 4.0, 150 * scale}};
-    nlohmann::json out = {{"code", code.to_string()},
-                          {"frame_bits", N},
-                          {"termination", "zero"},
-                          {"llr", "int8, per frame: mean |L| -> 31.75"},
-                          {"threads", omp_get_max_threads()},
-                          {"points", nlohmann::json::array()}};
-    for (const auto& point : points) {
-      const auto pattern = puncture_pattern::standard(point.rate, 2);
-      const std::size_t D = default_traceback_depth(code, pattern);
-      // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep.
-      std::vector<tile_shape> shapes;
-      std::vector<std::string> table;
-      for (std::size_t v : {10, 20, 30, 40, 50})
-        for (std::size_t f : {32, 64, 128, 256, 512}) {
-          const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
-          shapes.push_back({f, v2, v2, 0});
-          table.push_back("f x v2");
+  return gpufec::bench::run_program(
+      argc, argv, "conv_tile_loss", "[--quick] [--json FILE]", gpufec::bench::no_own_options,
+      [](const gpufec::bench::program_options& program) {
+        const bool quick = program.quick;
+        const conv_code code(7, {0171, 0133});
+        const std::size_t N = 4096;
+        const std::size_t scale = quick ? 1 : 12;
+        // Eb/N0 where ML decoding of int8 LLRs makes a BER of a few 1e-4 (docs/conv.md).
+        const std::vector<point_setup> points = {{"1/2", 3.0, 150 * scale},
+                                                 {"3/4", 4.0, 150 * scale}};
+        nlohmann::json out = {{"code", code.to_string()},
+                              {"frame_bits", N},
+                              {"termination", "zero"},
+                              {"llr", "int8, per frame: mean |L| -> 31.75"},
+                              {"threads", omp_get_max_threads()},
+                              {"points", nlohmann::json::array()}};
+        for (const auto& point : points) {
+          const auto pattern = puncture_pattern::standard(point.rate, 2);
+          const std::size_t D = default_traceback_depth(code, pattern);
+          // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep.
+          std::vector<tile_shape> shapes;
+          std::vector<std::string> table;
+          for (std::size_t v : {10, 20, 30, 40, 50})
+            for (std::size_t f : {32, 64, 128, 256, 512}) {
+              const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
+              shapes.push_back({f, v2, v2, 0});
+              table.push_back("f x v2");
+            }
+          for (std::size_t v : {25, 35, 45})
+            for (std::size_t f0 : {8, 16, 32, 64}) {
+              const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
+              shapes.push_back({256, D, v2, f0});
+              table.push_back("v2 x f0");
+            }
+          for (std::size_t v1 : {std::size_t{0}, D / 4, D / 2, D}) {
+            shapes.push_back({256, v1, D, 0});
+            table.push_back("v1");
+          }
+          const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
+          const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
+          const double bits = static_cast<double>(N * point.frames);
+          const double ber_low = sum(low.ml) / bits, ber_ml = sum(e.ml) / bits;
+          const double slope = std::log10(ber_low / ber_ml) / 0.5;  // decades per dB
+          std::printf(
+              "\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
+              "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
+              point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low, point.ebn0 - 0.5,
+              slope);
+          std::printf("%8s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
+                      "BER / ML", "95% interval", "loss dB", "overhead");
+          nlohmann::json rows = nlohmann::json::array();
+          for (std::size_t s = 0; s < shapes.size(); ++s) {
+            const auto& t = e.tiled[s];
+            const double n = static_cast<double>(point.frames);
+            double mean = 0, var = 0;
+            for (std::size_t f = 0; f < point.frames; ++f) mean += (t[f] - e.ml[f]) / n;
+            for (std::size_t f = 0; f < point.frames; ++f)
+              var += (t[f] - e.ml[f] - mean) * (t[f] - e.ml[f] - mean) / (n - 1);
+            const double ml_mean = sum(e.ml) / n, se = std::sqrt(var / n);
+            const double ratio = 1 + mean / ml_mean;
+            const double lo = 1 + (mean - 1.96 * se) / ml_mean,
+                         hi = 1 + (mean + 1.96 * se) / ml_mean;
+            const double loss = std::log10(ratio) / slope;
+            const tile_shape& sh = shapes[s];
+            const double overhead = static_cast<double>(sh.stages()) / static_cast<double>(sh.f);
+            std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n",
+                        table[s].c_str(), sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi,
+                        loss, overhead);
+            std::fflush(stdout);
+            rows.push_back({{"table", table[s]},
+                            {"f", sh.f},
+                            {"v1", sh.v1},
+                            {"v2", sh.v2},
+                            {"f0", sh.f0},
+                            {"ber", sum(t) / bits},
+                            {"ber_ratio", ratio},
+                            {"ber_ratio_95", {lo, hi}},
+                            {"loss_db", loss},
+                            {"stages_per_decoded_stage", overhead}});
+          }
+          out["points"].push_back({{"rate", point.rate},
+                                   {"ebn0_db", point.ebn0},
+                                   {"frames", point.frames},
+                                   {"ml_ber", ber_ml},
+                                   {"ml_ber_minus_half_db", ber_low},
+                                   {"slope_decades_per_db", slope},
+                                   {"traceback_depth", D},
+                                   {"shapes", rows}});
         }
-      for (std::size_t v : {25, 35, 45})
-        for (std::size_t f0 : {8, 16, 32, 64}) {
-          const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
-          shapes.push_back({256, D, v2, f0});
-          table.push_back("v2 x f0");
-        }
-      for (std::size_t v1 : {std::size_t{0}, D / 4, D / 2, D}) {
-        shapes.push_back({256, v1, D, 0});
-        table.push_back("v1");
-      }
-      const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
-      const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
-      const double bits = static_cast<double>(N * point.frames);
-      const double ber_low = sum(low.ml) / bits, ber_ml = sum(e.ml) / bits;
-      const double slope = std::log10(ber_low / ber_ml) / 0.5;  // decades per dB
-      std::printf(
-          "\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
-          "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
-          point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low, point.ebn0 - 0.5,
-          slope);
-      std::printf("%8s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
-                  "BER / ML", "95% interval", "loss dB", "overhead");
-      nlohmann::json rows = nlohmann::json::array();
-      for (std::size_t s = 0; s < shapes.size(); ++s) {
-        const auto& t = e.tiled[s];
-        const double n = static_cast<double>(point.frames);
-        double mean = 0, var = 0;
-        for (std::size_t f = 0; f < point.frames; ++f) mean += (t[f] - e.ml[f]) / n;
-        for (std::size_t f = 0; f < point.frames; ++f)
-          var += (t[f] - e.ml[f] - mean) * (t[f] - e.ml[f] - mean) / (n - 1);
-        const double ml_mean = sum(e.ml) / n, se = std::sqrt(var / n);
-        const double ratio = 1 + mean / ml_mean;
-        const double lo = 1 + (mean - 1.96 * se) / ml_mean, hi = 1 + (mean + 1.96 * se) / ml_mean;
-        const double loss = std::log10(ratio) / slope;
-        const tile_shape& sh = shapes[s];
-        const double overhead = static_cast<double>(sh.stages()) / static_cast<double>(sh.f);
-        std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n", table[s].c_str(),
-                    sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi, loss, overhead);
-        std::fflush(stdout);
-        rows.push_back({{"table", table[s]},
-                        {"f", sh.f},
-                        {"v1", sh.v1},
-                        {"v2", sh.v2},
-                        {"f0", sh.f0},
-                        {"ber", sum(t) / bits},
-                        {"ber_ratio", ratio},
-                        {"ber_ratio_95", {lo, hi}},
-                        {"loss_db", loss},
-                        {"stages_per_decoded_stage", overhead}});
-      }
-      out["points"].push_back({{"rate", point.rate},
-                               {"ebn0_db", point.ebn0},
-                               {"frames", point.frames},
-                               {"ml_ber", ber_ml},
-                               {"ml_ber_minus_half_db", ber_low},
-                               {"slope_decades_per_db", slope},
-                               {"traceback_depth", D},
-                               {"shapes", rows}});
-    }
-    if (json_file) {
-      json_file.write(out.dump(2) + "\n");
-      json_file.commit();
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "conv_tile_loss: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+        return out;
+      });
 }

@@ -6,48 +6,31 @@
 //   polar_bench [--quick] [--ebn0 DB] [--json FILE]
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
+#include <string>
 
-#include "gpufec/common/files.hpp"
 #include "polar/bench.hpp"
+#include "program.hpp"
 
 int main(int argc, char** argv) {
   using namespace gpufec::polar;
-  bool quick = false;
   double ebn0 = 2.5;
-  std::string json;
-  for (int a = 1; a < argc; ++a) {
-    if (!std::strcmp(argv[a], "--quick")) {
-      quick = true;
-    } else if (!std::strcmp(argv[a], "--ebn0") && a + 1 < argc) {
-      char* end = nullptr;
-      ebn0 = std::strtod(argv[++a], &end);
-      if (*end != '\0' || !std::isfinite(ebn0)) {
-        std::cerr << "polar_bench: --ebn0 '" << argv[a] << "' is not a finite number\n";
-        return 2;
-      }
-    } else if (!std::strcmp(argv[a], "--json") && a + 1 < argc) {
-      json = argv[++a];
-    } else {
-      std::cerr << "usage: polar_bench [--quick] [--ebn0 DB] [--json FILE]\n";
-      return 2;
-    }
-  }
-  try {
-    gpufec::output_file out;  // opened before any work: a bad path fails at once
-    if (!json.empty()) out = gpufec::output_file(json);
-    const bench_config cfg = program_config(quick, ebn0);
-    std::cout << format_header(cfg) << std::flush;
-    const auto rows =
-        run_bench(cfg, [](const bench_row& r) { std::cout << format_row(r) << std::flush; });
-    if (out) {
-      out.write(to_json(rows, cfg).dump(2) + "\n");
-      out.commit();
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "polar_bench: " << e.what() << "\n";
-    return 1;
-  }
-  return 0;
+  const auto own = [&](std::string_view flag, std::string_view value) {
+    if (flag != "--ebn0") return false;
+    char* end = nullptr;
+    const std::string text(value);
+    ebn0 = std::strtod(text.c_str(), &end);
+    if (*end != '\0' || !std::isfinite(ebn0))
+      throw gpufec::bench::bad_option("--ebn0 '" + text + "' is not a finite number");
+    return true;
+  };
+  return gpufec::bench::run_program(
+      argc, argv, "polar_bench", "[--quick] [--ebn0 DB] [--json FILE]", own,
+      [&](const gpufec::bench::program_options& o) {
+        const bench_config cfg = program_config(o.quick, ebn0);
+        std::cout << format_header(cfg) << std::flush;
+        const auto rows =
+            run_bench(cfg, [](const bench_row& r) { std::cout << format_row(r) << std::flush; });
+        return to_json(rows, cfg);
+      });
 }

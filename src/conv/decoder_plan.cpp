@@ -319,6 +319,11 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
     return;
   }
   check_batches(*this, received, bits, "LLRs");
+  if (engine_->device) {  // already int8 and contiguous: no staging copy on the host
+    if (received.frames())
+      engine_->device->decode_host(received.data, received.frames(), bits.data);
+    return;
+  }
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
       [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
