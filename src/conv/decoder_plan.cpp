@@ -126,8 +126,8 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
     use_fast = detail::acs_shape(code_.K()).lanes >= 2;
+  if (tiled) summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
   if (on_cuda) {
-    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
     engine_->device =
@@ -138,7 +138,6 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes = engine_->int8_batch.size() + engine_->device->device_bytes();
   } else if (tiled) {
-    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
     for (std::size_t t = 0; t < threads; ++t) {
       engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
       engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
@@ -191,10 +190,12 @@ std::string decoder_plan::describe() const {
         "only zeros): decoding from an unknown state, as tiles and streams do, may fail "
         "without noise";
   out += "\n  decoder: ";
+  const std::string quantizer =
+      "float LLRs -> int8 " + (options_.llr_scale > 0
+                                   ? cat("x ", options_.llr_scale)
+                                   : std::string("per frame, mean |LLR| -> 31.75"));
   if (summary_.decoder == decoder_kind::fast) {
-    out += cat("fast (", summary_.kernel, "); float LLRs -> int8 ");
-    out += options_.llr_scale > 0 ? cat("x ", options_.llr_scale)
-                                  : std::string("per frame, mean |LLR| -> 31.75");
+    out += cat("fast (", summary_.kernel, "); ", quantizer);
   } else if (summary_.decoder == decoder_kind::tiled) {
     const tile_shape& t = summary_.tile;
     out += summary_.where == backend::cuda
@@ -202,9 +203,7 @@ std::string decoder_plan::describe() const {
                : cat("tiled (the CUDA kernel's algorithm on the CPU: ", t.to_string(), ", ");
     out += t.f0 ? cat("parallel traceback by subframes of ", t.f0, " stages")
                 : std::string("one traceback per tile");
-    out += cat(", ", (s.stages + t.f - 1) / t.f, " tiles per frame); float LLRs -> int8 ");
-    out += options_.llr_scale > 0 ? cat("x ", options_.llr_scale)
-                                  : std::string("per frame, mean |LLR| -> 31.75");
+    out += cat(", ", (s.stages + t.f - 1) / t.f, " tiles per frame); ", quantizer);
   } else {
     out += cat("reference (", name_of(options_.reference_metric), " path metrics, full traceback)");
   }
