@@ -1,8 +1,10 @@
-// Benchmark program for the CUDA tiled Viterbi decoder (issue 23): K = 7 (171,133), rate 1/2,
-// int8 LLRs at Eb/N0 4 dB, frames of 2^20 bits (truncated). Decoded Gb/s with the LLRs already in
-// device memory (the device path, median of 5 after a warm-up), end to end from host memory (the
-// host path: copies in and out included), for several tile shapes, and the CPU fast decoder on
-// all threads on a part of the same frames (the ratio). Built only when CUDA is compiled.
+// Benchmark program for the CUDA Viterbi decoder (issue 23): decoded Gb/s of the register and the
+// shared-memory kernels with int8 LLRs already in device memory (the device path on a stream,
+// CUDA events, median of 5 after a warm-up), end to end from host memory (copies included), and the
+// CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
+// rates 1/2 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of short
+// zero-tail frames; then throughput over the tile shape (f, v2, f0) for K = 7 rate 1/2 (the
+// paper's Tables IV and V; docs/conv.md has the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--json FILE]
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -33,7 +35,8 @@ void check(cudaError_t status, const char* what) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
 }
 
-// Median seconds of `repeats` calls after one warm-up.
+// Median seconds of `repeats` calls after one warm-up, host clock (for host-path calls, which
+// return when their bits are in host memory).
 template <class Fn>
 double median_seconds(int repeats, Fn&& fn) {
   fn();
@@ -47,104 +50,225 @@ double median_seconds(int repeats, Fn&& fn) {
   return t[t.size() / 2];
 }
 
+// Median seconds of `repeats` launches on `stream` after one warm-up, CUDA events.
+template <class Fn>
+double median_gpu_seconds(int repeats, cudaStream_t stream, Fn&& launch) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  launch();
+  check(cudaStreamSynchronize(stream), "warm-up");
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    launch();
+    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    t.push_back(ms / 1e3);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+// Frames of random bits, encoded, sent over BPSK/AWGN at `ebn0` and quantized to int8 (x8, |L|
+// <= 127), on the host; and a copy in device memory.
+struct workload {
+  std::string name;
+  conv_code code;
+  puncture_pattern pattern;
+  termination term;
+  std::size_t N, frames, coded;
+  std::vector<std::uint8_t> info;
+  std::vector<std::int8_t> llr;
+  std::int8_t* d_llr = nullptr;
+  std::uint8_t* d_bits = nullptr;
+};
+
+workload make_workload(std::string name, const conv_code& code, const puncture_pattern& pattern,
+                       termination term, std::size_t N, std::size_t frames, double ebn0) {
+  workload w{std::move(name), code, pattern, term, N, frames, 0, {}, {}};
+  const encoder enc(code, pattern, N, term);
+  w.coded = enc.shape().coded_bits;
+  const double rate = static_cast<double>(N) / static_cast<double>(w.coded);
+  const double sigma = channel::sigma_from_ebn0(ebn0, rate);
+  w.info.resize(frames * N);
+  w.llr.resize(frames * w.coded);
+#pragma omp parallel
+  {
+    std::vector<std::uint8_t> coded(w.coded);
+#pragma omp for
+    for (std::ptrdiff_t fi = 0; fi < static_cast<std::ptrdiff_t>(frames); ++fi) {
+      const auto f = static_cast<std::size_t>(fi);
+      philox_stream source(7, rng_source, f);
+      for (std::size_t i = 0; i < N; ++i)
+        w.info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
+      enc.encode(std::span<const std::uint8_t>(w.info).subspan(f * N, N), coded);
+      for (std::size_t i = 0; i < w.coded; ++i) {
+        const double L = channel::llr_from_sample(
+            channel::awgn_received(7, f, i, coded[i], sigma), sigma);
+        w.llr[f * w.coded + i] =
+            static_cast<std::int8_t>(std::clamp(std::lround(L * 8.0), -127L, 127L));
+      }
+    }
+  }
+  check(cudaMalloc(&w.d_llr, w.llr.size()), "cudaMalloc");
+  check(cudaMalloc(&w.d_bits, w.info.size()), "cudaMalloc");
+  check(cudaMemcpy(w.d_llr, w.llr.data(), w.llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  return w;
+}
+
+void release(workload& w) {
+  cudaFree(w.d_llr);
+  cudaFree(w.d_bits);
+}
+
+struct measured {
+  double device_gbps = 0, host_gbps = 0, ber = 0;
+  std::string plan;
+};
+
+measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool host, int repeats,
+                 cudaStream_t stream) {
+  decoder_options options;
+  options.decoder = decoder_kind::tiled;
+  options.tile = tile;
+  options.kernel = kernel;
+  decoder_plan plan(w.code, w.pattern, w.N, w.term, options, backend::cuda, w.frames);
+  const auto in =
+      batch_view<std::int8_t>::uniform(w.d_llr, w.frames, w.coded, memory_space::device);
+  const auto out = batch_span<std::uint8_t>::uniform(w.d_bits, w.frames, w.N, memory_space::device);
+  const double total = static_cast<double>(w.frames * w.N);
+  measured m;
+  m.plan = plan.describe();
+  m.device_gbps =
+      total / median_gpu_seconds(repeats, stream, [&] { plan.decode(in, out, stream); }) / 1e9;
+  std::vector<std::uint8_t> bits(w.info.size());
+  check(cudaMemcpy(bits.data(), w.d_bits, bits.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  double errors = 0;
+  for (std::size_t i = 0; i < bits.size(); ++i) errors += bits[i] != w.info[i];
+  m.ber = errors / total;
+  if (host)
+    m.host_gbps = total /
+                  median_seconds(repeats,
+                                 [&] {
+                                   plan.decode(
+                                       batch_view<std::int8_t>::uniform(w.llr.data(), w.frames,
+                                                                        w.coded),
+                                       batch_span<std::uint8_t>::uniform(bits.data(), w.frames,
+                                                                         w.N));
+                                 }) /
+                  1e9;
+  return m;
+}
+
+// The CPU fast decoder on all threads, on the first frames of the workload (about 2^22 bits).
+double cpu_gbps(const workload& w) {
+  const std::size_t frames = std::clamp<std::size_t>((std::size_t{1} << 22) / w.N, 1, w.frames);
+  decoder_options fast;
+  fast.decoder = decoder_kind::fast;
+  decoder_plan cpu(w.code, w.pattern, w.N, w.term, fast, backend::cpu, frames);
+  std::vector<std::uint8_t> bits(frames * w.N);
+  const double s = median_seconds(3, [&] {
+    cpu.decode(batch_view<std::int8_t>::uniform(w.llr.data(), frames, w.coded),
+               batch_span<std::uint8_t>::uniform(bits.data(), frames, w.N));
+  });
+  return static_cast<double>(frames * w.N) / s / 1e9;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return gpufec::bench::run_program(
       argc, argv, "conv_cuda_bench", "[--quick] [--json FILE]", gpufec::bench::no_own_options,
       [](const gpufec::bench::program_options& program) {
-        const bool quick = program.quick;
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
-        const conv_code code(7, {0171, 0133});
-        const auto pattern = puncture_pattern::none(2);
-        const std::size_t N = std::size_t{1} << 20, frames = quick ? 8 : 32;
-        const encoder enc(code, pattern, N, termination::truncated);
-        const std::size_t n = enc.shape().coded_bits;
-        const double sigma = channel::sigma_from_ebn0(4.0, 0.5);
-        std::vector<std::uint8_t> info(frames * N), coded(frames * n);
-        std::vector<std::int8_t> llr(frames * n);
-#pragma omp parallel for
-        for (std::ptrdiff_t fi = 0; fi < static_cast<std::ptrdiff_t>(frames); ++fi) {
-          const auto f = static_cast<std::size_t>(fi);
-          philox_stream source(7, rng_source, f);
-          for (std::size_t i = 0; i < N; ++i)
-            info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
-          enc.encode(std::span<const std::uint8_t>(info).subspan(f * N, N),
-                     std::span<std::uint8_t>(coded).subspan(f * n, n));
-          for (std::size_t i = 0; i < n; ++i) {
-            const double L = channel::llr_from_sample(
-                channel::awgn_received(7, f, i, coded[f * n + i], sigma), sigma);
-            llr[f * n + i] =
-                static_cast<std::int8_t>(std::clamp(std::lround(L * 8.0), -127L, 127L));
-          }
-        }
-        std::int8_t* d_llr = nullptr;
-        std::uint8_t* d_bits = nullptr;
-        check(cudaMalloc(&d_llr, llr.size()), "cudaMalloc");
-        check(cudaMalloc(&d_bits, info.size()), "cudaMalloc");
-        check(cudaMemcpy(d_llr, llr.data(), llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
-        const auto in = batch_view<std::int8_t>::uniform(d_llr, frames, n, memory_space::device);
-        const auto out = batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device);
-        std::vector<std::uint8_t> bits(info.size());
-        const double total_bits = static_cast<double>(frames * N);
-
+        const bool quick = program.quick;
+        const int repeats = quick ? 3 : 5;
+        cudaStream_t stream = nullptr;
+        check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        const std::size_t long_frames = quick ? 8 : 32, long_bits = std::size_t{1} << 20;
+        const std::size_t short_frames = quick ? 20000 : 100000;
+        const auto none2 = puncture_pattern::none(2);
+        struct spec {
+          std::string name;
+          conv_code code;
+          puncture_pattern pattern;
+          termination term;
+          std::size_t N, frames;
+          double ebn0;
+        };
+        const std::vector<spec> specs{
+            {"K7 r1/2", conv_code(7, {0171, 0133}), none2, termination::truncated, long_bits,
+             long_frames, 4.0},
+            {"K7 r3/4", conv_code(7, {0171, 0133}), puncture_pattern::standard("3/4", 2),
+             termination::truncated, long_bits, long_frames, 5.0},
+            {"K7 r1/3", conv_code(7, {0133, 0171, 0165}), puncture_pattern::none(3),
+             termination::truncated, long_bits, long_frames, 3.0},
+            {"K5 r1/2", conv_code(5, {023, 035}), none2, termination::truncated, long_bits,
+             long_frames, 5.0},
+            {"K9 r1/2", conv_code(9, {0561, 0753}), none2, termination::truncated, long_bits,
+             long_frames / 4, 3.5},
+            {"K7 r1/2 200-bit frames", conv_code(7, {0171, 0133}), none2, termination::zero_tail,
+             200, short_frames, 4.0},
+        };
+        std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
+                    cuda_devices().at(0).name.c_str());
+        std::printf("%-24s | %-10s | %-18s | %9s | %9s | %9s | %9s | %10s\n", "workload",
+                    "kernel", "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
         nlohmann::json rows = nlohmann::json::array();
-        std::printf(
-            "conv_cuda_bench: K=7 (171,133) r=1/2, int8 LLRs at 4 dB, %zu frames of %zu bits\n",
-            frames, N);
-        std::printf("%-26s | %-10s | %10s | %10s\n", "tile", "path", "Gb/s", "BER");
-        for (const tile_shape& tile : {tile_shape{256, 35, 35, 0}, tile_shape{256, 35, 45, 32},
-                                       tile_shape{128, 30, 30, 0}, tile_shape{512, 35, 35, 64}}) {
-          decoder_options options;
-          options.decoder = decoder_kind::tiled;
-          options.tile = tile;
-          decoder_plan plan(code, pattern, N, termination::truncated, options, backend::cuda,
-                            frames);
-          for (const bool device : {true, false}) {
-            const double s = median_seconds(quick ? 3 : 5, [&] {
-              if (device)
-                plan.decode(in, out);
-              else
-                plan.decode(batch_view<std::int8_t>::uniform(llr.data(), frames, n),
-                            batch_span<std::uint8_t>::uniform(bits.data(), frames, N));
-            });
-            if (device)
-              check(cudaMemcpy(bits.data(), d_bits, bits.size(), cudaMemcpyDeviceToHost),
-                    "cudaMemcpy");
-            double errors = 0;
-            for (std::size_t i = 0; i < bits.size(); ++i) errors += bits[i] != info[i];
-            const double gbps = total_bits / s / 1e9;
-            std::printf("%-26s | %-10s | %10.2f | %10.3e\n", tile.to_string().c_str(),
-                        device ? "device" : "host", gbps, errors / total_bits);
-            rows.push_back({{"tile", tile.to_string()},
-                            {"path", device ? "device" : "host"},
-                            {"gbps", gbps},
-                            {"seconds", s},
-                            {"ber", errors / total_bits},
-                            {"plan", plan.describe()}});
+        for (const spec& sp : specs) {
+          workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
+                                     sp.ebn0);
+          const double cpu = cpu_gbps(w);
+          for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
+            const bool k9 = sp.code.K() > 7;
+            if (k9 && kernel == cuda_kernel::registers) continue;
+            const tile_shape tile =
+                kernel == cuda_kernel::registers || k9
+                    ? default_tile_shape(sp.code, sp.pattern)
+                    : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
+                                 default_traceback_depth(sp.code, sp.pattern), 0};
+            const measured m = measure(w, kernel, tile, true, repeats, stream);
+            std::printf("%-24s | %-10s | %-18s | %9.2f | %9.2f | %9.3f | %8.0fx | %10.3e\n",
+                        sp.name.c_str(), std::string(name_of(kernel)).c_str(),
+                        tile.to_string().c_str(), m.device_gbps, m.host_gbps, cpu,
+                        m.device_gbps / cpu, m.ber);
+            rows.push_back({{"workload", sp.name},      {"code", sp.code.to_string()},
+                            {"pattern", sp.pattern.to_string()},
+                            {"frame_bits", sp.N},       {"frames", sp.frames},
+                            {"ebn0_db", sp.ebn0},       {"kernel", name_of(kernel)},
+                            {"tile", tile.to_string()}, {"device_gbps", m.device_gbps},
+                            {"host_gbps", m.host_gbps}, {"cpu_fast_gbps", cpu},
+                            {"ber", m.ber},             {"plan", m.plan}});
           }
+          release(w);
         }
-        // The CPU fast decoder on all threads, on the first frames.
-        const std::size_t cpu_frames = std::min<std::size_t>(frames, 4);
-        decoder_options fast;
-        fast.decoder = decoder_kind::fast;
-        decoder_plan cpu(code, pattern, N, termination::truncated, fast, backend::cpu, cpu_frames);
-        const double s = median_seconds(3, [&] {
-          cpu.decode(batch_view<std::int8_t>::uniform(llr.data(), cpu_frames, n),
-                     batch_span<std::uint8_t>::uniform(bits.data(), cpu_frames, N));
-        });
-        const double cpu_gbps = static_cast<double>(cpu_frames * N) / s / 1e9;
-        std::printf("%-26s | %-10s | %10.3f | (%d threads)\n", "CPU fast decoder", "host", cpu_gbps,
-                    omp_get_max_threads());
-        nlohmann::json result = {{"code", code.to_string()},
-                                 {"frames", frames},
-                                 {"frame_bits", N},
-                                 {"ebn0_db", 4.0},
-                                 {"rows", rows},
-                                 {"cpu_fast_gbps", cpu_gbps},
-                                 {"cpu_threads", omp_get_max_threads()}};
-        cudaFree(d_llr);
-        cudaFree(d_bits);
-        return result;
+        // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V).
+        workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
+                                   termination::truncated, long_bits, long_frames, 4.0);
+        std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
+        nlohmann::json sweep = nlohmann::json::array();
+        for (const std::size_t f : {256, 1024, 4096})
+          for (const std::size_t v2 : {35, 45})
+            for (const std::size_t f0 : {32, 64, 128}) {
+              const tile_shape tile{f, 35, v2, f0};
+              const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
+              std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),
+                          m.device_gbps, m.ber);
+              sweep.push_back({{"tile", tile.to_string()},
+                               {"device_gbps", m.device_gbps},
+                               {"ber", m.ber},
+                               {"plan", m.plan}});
+            }
+        release(w);
+        check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+        return nlohmann::json{{"device", cuda_devices().at(0).name},
+                              {"cpu_threads", omp_get_max_threads()},
+                              {"rows", rows},
+                              {"tile_sweep", sweep}};
       });
 }

@@ -48,7 +48,12 @@ tile_shape parse_tile_shape(std::string_view text) {
 }
 
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern) {
+  // Up to K = 7 the CUDA register kernel runs the tiles: long tiles (little overlap per decoded
+  // bit) with subframes of 64 stages, whose survivors fit its per-thread ring; beyond, the
+  // shared-memory kernel keeps a whole tile's survivors, so tiles stay short. docs/conv.md gives
+  // the BER loss of both against full ML decoding.
   const std::size_t depth = default_traceback_depth(code, pattern);
+  if (code.K() <= 7) return tile_shape{1024, depth, depth, 64};
   return tile_shape{256, depth, depth, 0};
 }
 

@@ -11,6 +11,7 @@
 #include "common/backend_registry.hpp"
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/conv/code.hpp"
+#include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
 #include "gpufec/conv/tiling.hpp"
@@ -24,6 +25,7 @@ struct tiled_setup {
   termination term = termination::zero_tail;
   tile_shape tile;
   std::size_t max_batch = 1;
+  cuda_kernel kernel = cuda_kernel::automatic;
 };
 
 // Decides exactly as tiled_decoder (tiling.hpp) on the same int8 LLRs.

@@ -36,6 +36,11 @@ namespace gpufec::conv {
 // tiled: the GPU decoder's algorithm on the CPU (tiles with overlaps, tiling.hpp): the oracle of
 // the CUDA kernel and the way to measure what tiling costs; int8 arithmetic as the fast decoder.
 enum class decoder_kind { automatic, reference, fast, tiled };
+// The CUDA kernel of the tiled decoder (both decide the same bits): registers (one thread per
+// tile, the path metrics in registers; compiled for the common feedforward codes, tiles with
+// parallel-traceback subframes whose survivors fit its shared-memory ring), shared_memory (one warp
+// per tile, every code), automatic (registers where they apply, else shared memory).
+enum class cuda_kernel { automatic, registers, shared_memory };
 // What a decode call receives (for CLI options and JSON; the decode overloads take the types).
 enum class llr_kind { f32, i8, hard };
 
@@ -49,6 +54,8 @@ struct decoder_options {
   std::size_t wrap_stages = 0;
   // Tiled decoder: the tile shape; f = 0 takes default_tile_shape(code, pattern).
   tile_shape tile;
+  // CUDA plans: which kernel (the plan refuses registers where they do not apply).
+  cuda_kernel kernel = cuda_kernel::automatic;
   // OpenMP threads over the frames of a batch; 0 = omp_get_max_threads() when the plan is made.
   int threads = 0;
 };
@@ -130,6 +137,15 @@ struct gpufec::enum_names<gpufec::conv::decoder_kind> {
       enum_entry{conv::decoder_kind::reference, "reference"},
       enum_entry{conv::decoder_kind::fast, "fast"},
       enum_entry{conv::decoder_kind::tiled, "tiled"},
+  };
+};
+
+template <>
+struct gpufec::enum_names<gpufec::conv::cuda_kernel> {
+  static constexpr std::array entries{
+      enum_entry{conv::cuda_kernel::automatic, "auto"},
+      enum_entry{conv::cuda_kernel::registers, "registers"},
+      enum_entry{conv::cuda_kernel::shared_memory, "shared"},
   };
 };
 

@@ -58,9 +58,10 @@ void validate(const tile_shape& tile);
 // "f,v1,v2" or "f,v1,v2,f0" (decimal); throws invalid_argument quoting the text.
 tile_shape parse_tile_shape(std::string_view text);
 
-// The default shape for a code and pattern: f = 256, v1 = v2 = the traceback depth
-// 2.5 K / (1 - R) (default_traceback_depth), f0 = 0; docs/conv.md gives the BER loss measured
-// against full ML decoding that supports it.
+// The default shape for a code and pattern, with D = the traceback depth 2.5 K / (1 - R)
+// (default_traceback_depth): K <= 7: f = 1024, v1 = v2 = D, f0 = 64 (the CUDA register kernel's
+// shape); K >= 8: f = 256, v1 = v2 = D, f0 = 0. docs/conv.md gives the BER loss measured against
+// full ML decoding that supports them.
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern);
 
 class tiled_decoder {

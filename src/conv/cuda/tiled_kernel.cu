@@ -13,6 +13,8 @@
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
+#include "conv/cuda/register_table.hpp"
+#include "conv/cuda/tiled_params.cuh"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/align.hpp"
 
@@ -24,21 +26,7 @@ namespace {
 constexpr int kExcluded = -(1 << 29);
 constexpr int kMaxWords = 8;  // survivor words per stage: 256 states
 
-struct kernel_params {
-  const std::int8_t* llr;  // [frame][coded_bits]
-  std::uint8_t* bits;      // [frame][info_bits]
-  unsigned long long frames;
-  unsigned tiles_per_frame;
-  unsigned N, info_bits, coded_bits;  // stages, outputs and inputs per frame
-  unsigned f, v1, v2, sub;            // sub: stages per traceback subframe (f when f0 = 0)
-  int S, words, beta, labels, period, sent_per_period;
-  bool circle, zero_tail;
-  const int* phase_base;            // [P]: values sent before phase p within a period
-  const std::uint8_t* phase_mask;   // [P]: bit b set when stream b is sent at phase p
-  const std::uint8_t* pair_labels;  // [S]: label(j >> 1, j & 1) | label((j >> 1) + S/2, j & 1) << 4
-  const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)
-  unsigned dtab_bytes, surv_bytes, pm_bytes, slot_bytes;  // one warp's shared slot
-};
+using kernel_params = tiled_params;
 
 // The best state of `pm` (the lowest among equals), in every lane.
 __device__ int warp_best(const int* pm, int S, int lane) {
@@ -262,6 +250,18 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pair_labels = pair_labels_.get();
     params_.parity = parity_.get();
 
+    // The register kernel's ring: a subframe and its convergence stages, or less where no tile
+    // of this frame runs that long.
+    const std::size_t longest =
+        params_.circle ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
+                       : std::min<std::size_t>(tile.stages(), fs.stages);
+    params_.ring = static_cast<unsigned>(std::min(sub + tile.v2, longest));
+    if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
+    require(setup_.kernel != cuda_kernel::registers || reg_,
+            "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "
+            "(23,35) and K = 3 (7,5), feedforward, with a ring of sub + v2 stages that fits shared "
+            "memory (", code.to_string(), ", tile ", tile.to_string(), ")");
+
     llr_.resize(setup_.max_batch * fs.coded_bits);
     bits_.resize(setup_.max_batch * fs.info_bits);
   }
@@ -274,6 +274,15 @@ class cuda_tiled_engine final : public tiled_device_engine {
     p.bits = bits;
     p.frames = frames;
     const unsigned long long tiles = frames * static_cast<unsigned long long>(p.tiles_per_frame);
+    if (reg_) {
+      const auto threads = static_cast<unsigned>(reg_shape_.threads);
+      const unsigned long long needed = (tiles + threads - 1) / threads;
+      const auto blocks = static_cast<unsigned>(std::min<unsigned long long>(
+          needed, static_cast<unsigned long long>(reg_shape_.wave(sm_count_)) * 8));
+      launch_register_kernel(*reg_, setup_.pattern.punctures(), blocks, threads, reg_shape_.shared,
+                             stream, p);
+      return;
+    }
     const int warps = shape_.By;
     const unsigned long long needed =
         (tiles + static_cast<unsigned>(warps) - 1) / static_cast<unsigned>(warps);
@@ -300,7 +309,11 @@ class cuda_tiled_engine final : public tiled_device_engine {
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   std::string describe() const override {
-    return cat("one warp per tile, ", shape_.By, " tiles per block, ", cuda::to_string(shape_),
+    if (reg_)
+      return cat("registers: one thread per tile, ", setup_.code.to_string(),
+                 " compiled in, int16x2 DPX add-max, a ring of ", params_.ring,
+                 " survivor stages per thread; ", cuda::to_string(reg_shape_));
+    return cat("shared memory: one warp per tile, ", shape_.By, " tiles per block, ", cuda::to_string(shape_),
                ", ", params_.slot_bytes, " B of shared memory per tile");
   }
   std::size_t device_bytes() const override {
@@ -309,10 +322,34 @@ class cuda_tiled_engine final : public tiled_device_engine {
   }
 
  private:
+  // The register kernel when it is compiled for the code and its ring fits: the block of threads
+  // (whole warps) that keeps the most threads resident, from the occupancy API.
+  void choose_register_kernel(const cuda::device_limits& limits) {
+    const register_kernel_entry* entry = find_register_kernel(setup_.code);
+    if (!entry) return;
+    const bool punctured = setup_.pattern.punctures();
+    const void* kernel = entry->kernel[punctured ? 1 : 0];
+    const std::size_t per_thread = std::size_t{params_.ring} * entry->words * sizeof(unsigned);
+    int best_threads = 0;
+    for (int threads = 32; threads <= std::min(512, limits.max_block_threads); threads += 32) {
+      const std::size_t shared = entry->table_bytes + per_thread * static_cast<std::size_t>(threads);
+      if (shared > limits.shared_optin) break;
+      cuda::allow_shared(kernel, shared);
+      const int blocks = cuda::resident_blocks(kernel, threads, shared);
+      if (blocks * threads > best_threads) {
+        best_threads = blocks * threads;
+        reg_shape_ = {threads, 1, threads, shared, blocks};
+      }
+    }
+    if (best_threads >= 128) reg_ = entry;  // below a warp per scheduler: the shared kernel
+  }
+
   tiled_setup setup_;
   cuda::stream stream_;
   kernel_params params_{};
   cuda::launch_shape shape_;
+  const register_kernel_entry* reg_ = nullptr;
+  cuda::launch_shape reg_shape_;
   int sm_count_ = 0;
   cuda::device_buffer<int> phase_base_;
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;

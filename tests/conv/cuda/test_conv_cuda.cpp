@@ -88,6 +88,69 @@ TEST(ConvCuda, EqualsTheTiledDecoderForEveryCodeRateTerminationAndShape) {
   EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
 }
 
+// The register kernel (forced) on the codes it is compiled for: frames of several tiles, so tiles
+// start and end inside frames and wrap around tail-biting ones, subframe boundaries at every
+// layout phase, and the ring wrapping; the same bits as the CPU tiled decoder and as the
+// shared-memory kernel.
+TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t N = 1000, frames = 40;
+  std::size_t frames_with_errors = 0, checked = 0;
+  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
+                                conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+    for (const auto& pattern : patterns_for(code))
+      for (termination term : all_terminations)
+        for (const tile_shape& tile : {default_tile_shape(code, pattern), tile_shape{100, 35, 35, 16},
+                                       tile_shape{7, 3, 5, 3}, tile_shape{333, 20, 41, 37}}) {
+          if (!can_encode(code, pattern, N, term)) continue;
+          SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
+                       std::string(name_of(term)) + ", " + tile.to_string());
+          const encoder enc(code, pattern, N, term);
+          const double sigma = 0.9 * std::sqrt(0.5 / pattern.rate());
+          const auto batch = make_int8_batch(enc, frames, sigma, 43, 3.0);
+          decoder_options options;
+          options.decoder = decoder_kind::tiled;
+          options.tile = tile;
+          options.kernel = cuda_kernel::registers;
+          decoder_plan registers(code, pattern, N, term, options, backend::cuda, frames);
+          EXPECT_NE(registers.describe().find("registers"), std::string::npos);
+          options.kernel = cuda_kernel::shared_memory;
+          decoder_plan shared(code, pattern, N, term, options, backend::cuda, frames);
+          auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
+          const auto a = decode_on(registers, batch.llr, frames);
+          const auto b = decode_on(cpu, batch.llr, frames);
+          ASSERT_EQ(a, b);
+          ASSERT_EQ(decode_on(shared, batch.llr, frames), b);
+          for (std::size_t f = 0; f < frames; ++f) {
+            frames_with_errors +=
+                !std::equal(a.begin() + f * N, a.begin() + (f + 1) * N, batch.info.begin() + f * N);
+            ++checked;
+          }
+        }
+  EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
+}
+
+// Where the register kernel does not apply, asking for it is a clear error.
+TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
+  SKIP_WITHOUT_GPU();
+  decoder_options options;
+  options.kernel = cuda_kernel::registers;
+  const auto refused = [&](const conv_code& code, const tile_shape& tile) {
+    options.tile = tile;
+    try {
+      decoder_plan(code, puncture_pattern::none(code.beta()), 500, termination::truncated,
+                   options, backend::cuda, 1);
+    } catch (const invalid_argument& e) {
+      return std::string(e.what()).find("register kernel") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), {}));
+  EXPECT_TRUE(refused(conv_code::recursive_systematic(5, {023, 035}), {}));
+  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{60000, 35, 35, 0}));
+  EXPECT_FALSE(refused(conv_code(7, {0171, 0133}), {}));
+}
+
 // Device memory on a caller's stream, and device views through the synchronous call.
 TEST(ConvCuda, DevicePathEqualsHostPath) {
   SKIP_WITHOUT_GPU();

@@ -1,0 +1,307 @@
+// The register Viterbi kernel: one thread decodes one tile alone, its S path metrics as int16
+// pairs in S/2 registers (register_layout.cuh), the add-compare-select in int16x2 SIMD with
+// Hopper's DPX add-max, no shuffles and no shared memory on the ACS path. Survivors go to a ring
+// of `ring` stages per thread in shared memory; each traceback subframe is traced as soon as the
+// forward pass reaches its boundary, so a tile may be long (little overlap per decoded bit) while
+// a thread keeps only sub + v2 stages of survivors. It decides exactly as tiled_decoder
+// (tiling.hpp) and the shared-memory kernel: same geometry, same integer metrics, same ties.
+//
+// Index map: thread t of block b takes tiles g = b T + t, g + gridDim.x T, ... (T threads per
+// block); tile g is tile i = g mod tiles_per_frame of frame g / tiles_per_frame. Shared memory:
+// the survivor-bit table [phase][state] (bytes), then the rings [slot][thread][word] (uint32), so
+// a warp's stores of one stage are consecutive. Bytes = phases * S (rounded to 16) + ring * T *
+// words * 4.
+//
+// Why it is exact. Metrics are kept non-negative and below 2^15: every branch metric carries the
+// bias 127 beta (so it lies in [0, 254 beta]); the metrics are renormalized every two cycles by
+// subtracting their minimum; a known start state begins at kStart and the others at 0. Adding one
+// constant to every branch metric of a stage, or subtracting one from every metric, changes no
+// comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap, and the 32-bit sum
+// A + (BM + 0x80008000) - Y never carries between halves, so its bit 15 (31) says X >= Y of the
+// low (high) half exactly. Bounds (K <= 8, beta <= 4): the spread of metrics after a
+// renormalization is at most (K-1) 254 beta <= 7112, two cycles add at most 14 * 1016, and the
+// start offset 8192 exceeds the spread, so an excluded state never beats one reached from the
+// known start (as the CPU's excluded metric never does): all values stay below 23 500.
+#pragma once
+
+#include <cstdint>
+
+#include "conv/cuda/register_layout.cuh"
+#include "conv/cuda/tiled_params.cuh"
+
+namespace gpufec::conv::detail::regs {
+
+constexpr unsigned kStart = 8192;  // the known start state's metric; the others start at 0
+constexpr unsigned kZeroBias = 0x80008000u;
+
+__device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
+  unsigned r;
+  // Bytes 1 and 3 of a, then of b, each replaced by its sign bit repeated (prmt's sign mode).
+  asm("prmt.b32 %0, %1, %2, 0xFDB9;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+// Traces one subframe back: from state `state` at tile position `start` down to `a`, writing the
+// decided bits of tile positions [a, b) to out[first + (t - begin)] while below info_bits.
+// `slot` is the ring slot of position start - 1. Survivor words: ring[(slot * T + thread) *
+// words + w]; a stored bit 1 means "from the lower predecessor" (decision 0).
+template <class Spec>
+__device__ __noinline__ void trace_subframe(const unsigned* ring, int threads, int thread,
+                                            int ring_slots, int slot, const std::uint8_t* bit_of,
+                                            int start, int a, int b, int state, int begin,
+                                            long long first, unsigned info_bits,
+                                            std::uint8_t* out) {
+  constexpr int P = Spec::phases, W = Spec::words, half = Spec::S / 2;
+  int q = start % P;  // the layout after position start - 1's ACS
+  for (int t = start - 1; t >= a; --t) {
+    const int bit = bit_of[q * Spec::S + state];
+    const unsigned word = ring[(slot * threads + thread) * W + (bit >> 5)];
+    const int decision = ((word >> (bit & 31)) & 1u) ^ 1;
+    if (t < b) {
+      const long long stage = first + (t - begin);
+      if (stage < static_cast<long long>(info_bits)) out[stage] = static_cast<std::uint8_t>(state & 1);
+    }
+    state = (state >> 1) | (decision ? half : 0);
+    q = q == 0 ? P - 1 : q - 1;
+    slot = slot == 0 ? ring_slots - 1 : slot - 1;
+  }
+}
+
+template <class Spec, bool Punctured>
+struct tile_run {
+  static constexpr int K = Spec::K, S = Spec::S, R = Spec::R, P = Spec::phases, W = Spec::words;
+  static constexpr int beta = Spec::beta, labels = 1 << beta;
+
+  const tiled_params& p;
+  unsigned* ring;
+  const std::uint8_t* bit_of;
+  int threads, thread;
+  unsigned pm[R];
+  int L[P][beta];   // this cycle's LLRs, per stage
+  int Ln[P][beta];  // the next cycle's, loaded one cycle ahead
+
+  // The tile.
+  long long lo, first;
+  int stages, begin, end, subframes, noted, boundary, e, loaded, slot, cycles;
+  std::uint8_t* out;
+  const std::int8_t* llr;
+  // The LLR cursor: frame stage, puncturing phase, index of the stage's first value.
+  long long ts, period_start;
+  int phase;
+
+  __device__ int start_of(int s) const {
+    return min(min(begin + (s + 1) * static_cast<int>(p.sub), end) + static_cast<int>(p.v2),
+               stages);
+  }
+
+  // Loads the beta LLRs of the next stage (0 where punctured) and steps the cursor on.
+  __device__ __forceinline__ void load_stage(int (&dst)[beta]) {
+    if constexpr (Punctured) {
+      const unsigned mask = __ldg(p.phase_mask + phase);
+      long long at = period_start + __ldg(p.phase_base + phase);
+#pragma unroll
+      for (int b = 0; b < beta; ++b) dst[b] = (mask >> b) & 1u ? llr[at++] : 0;
+      if (++phase == p.period) {
+        phase = 0;
+        period_start += p.sent_per_period;
+      }
+    } else {
+#pragma unroll
+      for (int b = 0; b < beta; ++b) dst[b] = llr[ts * beta + b];
+    }
+    if (++ts == p.N) {
+      ts = 0;
+      phase = 0;
+      period_start = 0;
+    }
+  }
+
+  __device__ __forceinline__ void load_cycle(int (&dst)[P][beta]) {
+#pragma unroll
+    for (int k = 0; k < P; ++k)
+      if (loaded < stages) {
+        load_stage(dst[k]);
+        ++loaded;
+      }
+  }
+
+  // The best state at the present layout phase Q (the lowest among equal metrics).
+  template <int Q>
+  __device__ __forceinline__ int best() const {
+    unsigned m = pm[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
+    const unsigned top = max(m & 0xffffu, m >> 16);
+    int state = 0;
+#pragma unroll
+    for (int j = S - 1; j >= 0; --j) {
+      const unsigned v = half_of(Q, j) ? pm[reg_of(Q, j)] >> 16 : pm[reg_of(Q, j)] & 0xffffu;
+      if (v == top) state = j;
+    }
+    return state;
+  }
+  template <int Q = 0>
+  __device__ int best_at(int phase_now) const {
+    if constexpr (Q + 1 < P)
+      if (phase_now != Q) return best_at<Q + 1>(phase_now);
+    return best<Q>();
+  }
+
+  __device__ void trace(int s, int start, int state) {
+    const int a = begin + s * static_cast<int>(p.sub);
+    const int b = min(a + static_cast<int>(p.sub), end);
+    const int last_slot = (slot == 0 ? static_cast<int>(p.ring) : slot) - 1;
+    trace_subframe<Spec>(ring, threads, thread, static_cast<int>(p.ring), last_slot, bit_of, start,
+                         a, b, state, begin, first, p.info_bits, out);
+  }
+
+  // One trellis stage from layout phase k to (k + 1) mod P; false when the tile has ended.
+  template <int k>
+  __device__ __forceinline__ bool step() {
+    if (e == stages) return false;
+    constexpr int q = (k + 1) % P;
+    unsigned bm[labels];  // biased branch metrics, in [0, 254 beta]
+#pragma unroll
+    for (int o = 0; o < labels; ++o) {
+      int d = 127 * beta;
+#pragma unroll
+      for (int b = 0; b < beta; ++b) d += ((o >> b) & 1) ? -L[k][b] : L[k][b];
+      bm[o] = static_cast<unsigned>(d);
+    }
+    const auto pack = [&](unsigned lo_label, unsigned hi_label) {
+      return bm[lo_label] | (bm[hi_label] << 16);
+    };
+    unsigned next[R], z[R];
+    if constexpr (k < P - 1) {
+#pragma unroll
+      for (int r = 0; r < R / 2; ++r) {
+        const unsigned x0 = state_of(k, r, 0), x1 = state_of(k, r, 1);
+        const unsigned A = pm[r], B = pm[r + R / 2];
+        constexpr unsigned up = S / 2;
+        const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
+        const unsigned BMa = pack(Spec::label(x0, 0), Spec::label(x1, 0));
+        const unsigned BMb = pack(Spec::label(x0 + up, 0), Spec::label(x1 + up, 0));
+        const unsigned BMc = pack(Spec::label(x0, 1), Spec::label(x1, 1));
+        const unsigned BMe = pack(Spec::label(x0 + up, 1), Spec::label(x1 + up, 1));
+        const unsigned Ye = B + BMb, Yo = B + BMe;
+        next[re] = __viaddmax_s16x2(A, BMa, Ye);
+        z[re] = A + (BMa + kZeroBias) - Ye;
+        next[ro] = __viaddmax_s16x2(A, BMc, Yo);
+        z[ro] = A + (BMc + kZeroBias) - Yo;
+      }
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const unsigned x = state_of(k, r, 0);  // == r: the pair (x, x + S/2) is the butterfly
+        const unsigned lo = __byte_perm(pm[r], 0, 0x1010), hi = __byte_perm(pm[r], 0, 0x3232);
+        const unsigned BMx = pack(Spec::label(x, 0), Spec::label(x, 1));
+        const unsigned BMy = pack(Spec::label(x + S / 2, 0), Spec::label(x + S / 2, 1));
+        const unsigned Y = hi + BMy;
+        next[r] = __viaddmax_s16x2(lo, BMx, Y);  // new states 2x, 2x + 1: phase 0, register x
+        z[r] = lo + (BMx + kZeroBias) - Y;
+      }
+    }
+    unsigned words[W];
+#pragma unroll
+    for (int w = 0; w < W; ++w) words[w] = 0;
+#pragma unroll
+    for (int i = 0; i < R / 2; ++i)
+      words[i / 8] |= byte_perm_signs(z[2 * i], z[2 * i + 1]) & (0x01010101u << (i % 8));
+    unsigned* row = ring + (slot * threads + thread) * W;
+    if constexpr (W == 2) {
+      *reinterpret_cast<uint2*>(row) = make_uint2(words[0], words[1]);
+    } else {
+#pragma unroll
+      for (int w = 0; w < W; ++w) row[w] = words[w];
+    }
+    if (++slot == static_cast<int>(p.ring)) slot = 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) pm[r] = next[r];
+    ++e;
+    if constexpr (k == P - 1)
+      if (++cycles % 2 == 0) {  // renormalize: subtract the least metric from all
+        unsigned m = pm[0];
+#pragma unroll
+        for (int r = 1; r < R; ++r) m = __vminu2(m, pm[r]);
+        const unsigned least = min(m & 0xffffu, m >> 16) * 0x10001u;
+#pragma unroll
+        for (int r = 0; r < R; ++r) pm[r] -= least;
+      }
+    if (e == boundary && e < stages) {
+      trace(noted, e, best<q>());
+      ++noted;
+      boundary = noted < subframes ? start_of(noted) : -1;
+    }
+    return true;
+  }
+
+  template <int k = 0>
+  __device__ __forceinline__ bool cycle() {
+    if (!step<k>()) return false;
+    if constexpr (k + 1 < P) return cycle<k + 1>();
+    return true;
+  }
+
+  __device__ void run(unsigned long long frame, unsigned i) {
+    const long long N = p.N;
+    first = static_cast<long long>(i) * p.f;
+    const long long last = min(first + static_cast<long long>(p.f), N);
+    lo = p.circle ? first - p.v1 : first - min(first, static_cast<long long>(p.v1));
+    const long long hi = p.circle ? last + p.v2 : min(last + static_cast<long long>(p.v2), N);
+    stages = static_cast<int>(hi - lo);
+    begin = static_cast<int>(first - lo);
+    end = begin + static_cast<int>(last - first);
+    subframes = (end - begin + static_cast<int>(p.sub) - 1) / static_cast<int>(p.sub);
+    out = p.bits + frame * p.info_bits;
+    llr = p.llr + frame * p.coded_bits;
+    ts = ((lo % N) + N) % N;
+    phase = static_cast<int>(ts % p.period);
+    period_start = (ts / p.period) * p.sent_per_period;
+    const bool known_start = !p.circle && lo == 0;
+#pragma unroll
+    for (int r = 0; r < R; ++r) pm[r] = 0;
+    if (known_start) pm[0] = kStart;  // state 0: phase 0, register 0, low half
+    noted = 0;
+    boundary = subframes > 0 ? start_of(0) : -1;
+    e = loaded = slot = cycles = 0;
+    load_cycle(L);
+    while (e < stages) {
+      load_cycle(Ln);
+      if (!cycle()) break;
+#pragma unroll
+      for (int k = 0; k < P; ++k)
+#pragma unroll
+        for (int b = 0; b < beta; ++b) L[k][b] = Ln[k][b];
+    }
+    const bool known_end = p.zero_tail && hi == N;
+    const int end_state = known_end ? 0 : best_at(stages % P);
+    for (int s = noted; s < subframes; ++s) trace(s, stages, end_state);
+  }
+};
+
+template <class Spec, bool Punctured>
+__global__ void register_viterbi_kernel(tiled_params p) {
+  extern __shared__ __align__(16) unsigned char shared[];
+  constexpr int table_bytes = (Spec::phases * Spec::S + 15) / 16 * 16;
+  std::uint8_t* bit_of = shared;
+  for (int x = static_cast<int>(threadIdx.x); x < Spec::phases * Spec::S;
+       x += static_cast<int>(blockDim.x))
+    bit_of[x] = static_cast<std::uint8_t>(survivor_bit(x / Spec::S, x % Spec::S));
+  __syncthreads();
+  tile_run<Spec, Punctured> run{p,
+                                reinterpret_cast<unsigned*>(shared + table_bytes),
+                                bit_of,
+                                static_cast<int>(blockDim.x),
+                                static_cast<int>(threadIdx.x)};
+  const unsigned long long total = p.frames * p.tiles_per_frame;
+  for (unsigned long long g = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+       g < total; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
+    run.run(g / p.tiles_per_frame, static_cast<unsigned>(g % p.tiles_per_frame));
+}
+
+template <class Spec>
+constexpr std::size_t register_table_bytes() {
+  return (Spec::phases * Spec::S + 15) / 16 * 16;
+}
+
+}  // namespace gpufec::conv::detail::regs

@@ -1,0 +1,31 @@
+// The register kernel's compiled codes as the engine sees them (register_kernel.cu).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "conv/cuda/tiled_params.cuh"
+#include "gpufec/conv/code.hpp"
+
+namespace gpufec::conv::detail {
+
+struct register_kernel_entry {
+  int K = 0, beta = 0;
+  std::vector<std::uint32_t> polynomials;
+  int words = 0;                // survivor words per stage
+  std::size_t table_bytes = 0;  // the survivor-bit table at the start of shared memory
+  const void* kernel[2] = {nullptr, nullptr};  // [punctured]
+  bool (*labels_match)(const conv_code&) = nullptr;
+};
+
+// The entry compiled for `code`, or null (recursive codes and codes not in the table).
+const register_kernel_entry* find_register_kernel(const conv_code& code);
+
+void launch_register_kernel(const register_kernel_entry& entry, bool punctured, unsigned blocks,
+                            unsigned threads, std::size_t shared, cudaStream_t stream,
+                            const tiled_params& params);
+
+}  // namespace gpufec::conv::detail

@@ -1,0 +1,27 @@
+// What both CUDA Viterbi kernels (tiled_kernel.cu: one warp per tile, metrics in shared memory;
+// register_kernel.cuh: one thread per tile, metrics in registers) read: the frame and tile
+// geometry of tiling.hpp and the puncturing tables. Plain data, filled once by the engine.
+#pragma once
+
+#include <cstdint>
+
+namespace gpufec::conv::detail {
+
+struct tiled_params {
+  const std::int8_t* llr;  // [frame][coded_bits]
+  std::uint8_t* bits;      // [frame][info_bits]
+  unsigned long long frames;
+  unsigned tiles_per_frame;
+  unsigned N, info_bits, coded_bits;  // stages, outputs and inputs per frame
+  unsigned f, v1, v2, sub;            // sub: stages per traceback subframe (f when f0 = 0)
+  int S, words, beta, labels, period, sent_per_period;
+  bool circle, zero_tail;
+  const int* phase_base;            // [P]: values sent before phase p within a period
+  const std::uint8_t* phase_mask;   // [P]: bit b set when stream b is sent at phase p
+  const std::uint8_t* pair_labels;  // [S]: label(j >> 1, j & 1) | label((j >> 1) + S/2, j & 1) << 4
+  const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)
+  unsigned dtab_bytes, surv_bytes, pm_bytes, slot_bytes;  // shared-memory kernel: a warp's slot
+  unsigned ring;                    // register kernel: survivor stages kept per thread
+};
+
+}  // namespace gpufec::conv::detail
