@@ -3,8 +3,9 @@
 // CUDA events, median of 5 after a warm-up), end to end from host memory (copies included), and the
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
 // rates 1/2 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of short
-// zero-tail frames; then throughput over the tile shape (f, v2, f0) for K = 7 rate 1/2 (the
-// paper's Tables IV and V; docs/conv.md has the BER side). Built only when CUDA is compiled.
+// zero-tail frames; then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6 stages,
+// as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V; docs/conv.md has
+// the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--json FILE]
 #include <cuda_runtime.h>
 #include <omp.h>
@@ -88,8 +89,9 @@ struct workload {
   std::uint8_t* d_bits = nullptr;
 };
 
-workload make_workload(std::string name, const conv_code& code, const puncture_pattern& pattern,
-                       termination term, std::size_t N, std::size_t frames, double ebn0) {
+workload make_host_workload(std::string name, const conv_code& code,
+                            const puncture_pattern& pattern, termination term, std::size_t N,
+                            std::size_t frames, double ebn0) {
   workload w{std::move(name), code, pattern, term, N, frames, 0, {}, {}};
   const encoder enc(code, pattern, N, term);
   w.coded = enc.shape().coded_bits;
@@ -115,6 +117,12 @@ workload make_workload(std::string name, const conv_code& code, const puncture_p
       }
     }
   }
+  return w;
+}
+
+workload make_workload(std::string name, const conv_code& code, const puncture_pattern& pattern,
+                       termination term, std::size_t N, std::size_t frames, double ebn0) {
+  workload w = make_host_workload(std::move(name), code, pattern, term, N, frames, ebn0);
   check(cudaMalloc(&w.d_llr, w.llr.size()), "cudaMalloc");
   check(cudaMalloc(&w.d_bits, w.info.size()), "cudaMalloc");
   check(cudaMemcpy(w.d_llr, w.llr.data(), w.llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
@@ -165,18 +173,23 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   return m;
 }
 
-// The CPU fast decoder on all threads, on the first frames of the workload (about 2^22 bits).
-double cpu_gbps(const workload& w) {
-  const std::size_t frames = std::clamp<std::size_t>((std::size_t{1} << 22) / w.N, 1, w.frames);
+// The CPU fast decoder on all threads: the same code, pattern, termination and Eb/N0 on frames
+// of at most 4096 bits, enough of them for every thread (it runs frames in parallel, 16 per task),
+// since one thread per long frame would measure the frame count, not the decoder.
+double cpu_gbps(const workload& w, double ebn0) {
+  const std::size_t N = std::min<std::size_t>(w.N, 4096);
+  const std::size_t frames = std::max<std::size_t>(
+      32 * static_cast<std::size_t>(omp_get_max_threads()), (std::size_t{1} << 21) / N);
+  const workload cpu_work = make_host_workload(w.name, w.code, w.pattern, w.term, N, frames, ebn0);
   decoder_options fast;
   fast.decoder = decoder_kind::fast;
-  decoder_plan cpu(w.code, w.pattern, w.N, w.term, fast, backend::cpu, frames);
-  std::vector<std::uint8_t> bits(frames * w.N);
+  decoder_plan cpu(w.code, w.pattern, N, w.term, fast, backend::cpu, frames);
+  std::vector<std::uint8_t> bits(frames * N);
   const double s = median_seconds(3, [&] {
-    cpu.decode(batch_view<std::int8_t>::uniform(w.llr.data(), frames, w.coded),
-               batch_span<std::uint8_t>::uniform(bits.data(), frames, w.N));
+    cpu.decode(batch_view<std::int8_t>::uniform(cpu_work.llr.data(), frames, cpu_work.coded),
+               batch_span<std::uint8_t>::uniform(bits.data(), frames, N));
   });
-  return static_cast<double>(frames * w.N) / s / 1e9;
+  return static_cast<double>(frames * N) / s / 1e9;
 }
 
 }  // namespace
@@ -190,7 +203,7 @@ int main(int argc, char** argv) {
         const int repeats = quick ? 3 : 5;
         cudaStream_t stream = nullptr;
         check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        const std::size_t long_frames = quick ? 8 : 32, long_bits = std::size_t{1} << 20;
+        const std::size_t long_frames = quick ? 8 : 64, long_bits = std::size_t{1} << 20;
         const std::size_t short_frames = quick ? 20000 : 100000;
         const auto none2 = puncture_pattern::none(2);
         struct spec {
@@ -223,7 +236,7 @@ int main(int argc, char** argv) {
         for (const spec& sp : specs) {
           workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
                                      sp.ebn0);
-          const double cpu = cpu_gbps(w);
+          const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             const bool k9 = sp.code.K() > 7;
             if (k9 && kernel == cuda_kernel::registers) continue;
@@ -252,10 +265,10 @@ int main(int argc, char** argv) {
                                    termination::truncated, long_bits, long_frames, 4.0);
         std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
         nlohmann::json sweep = nlohmann::json::array();
-        for (const std::size_t f : {256, 1024, 4096})
-          for (const std::size_t v2 : {35, 45})
-            for (const std::size_t f0 : {32, 64, 128}) {
-              const tile_shape tile{f, 35, v2, f0};
+        for (const std::size_t f : {264, 528, 1056})
+          for (const std::size_t v2 : {36, 48})
+            for (const std::size_t f0 : {30, 66, 132}) {
+              const tile_shape tile{f, 36, v2, f0};
               const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
               std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),
                           m.device_gbps, m.ber);

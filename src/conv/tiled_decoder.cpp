@@ -5,6 +5,7 @@
 
 #include "conv/llr_input.hpp"
 #include "conv/reference_core.hpp"
+#include "gpufec/common/align.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/reference.hpp"
 #include "gpufec/conv/tiling.hpp"
@@ -49,11 +50,15 @@ tile_shape parse_tile_shape(std::string_view text) {
 
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern) {
   // Up to K = 7 the CUDA register kernel runs the tiles: long tiles (little overlap per decoded
-  // bit) with subframes of 64 stages, whose survivors fit its per-thread ring; beyond, the
+  // bit) with subframes of about 64 stages, whose survivors fit its per-thread ring; beyond, the
   // shared-memory kernel keeps a whole tile's survivors, so tiles stay short. docs/conv.md gives
   // the BER loss of both against full ML decoding.
   const std::size_t depth = default_traceback_depth(code, pattern);
-  if (code.K() <= 7) return tile_shape{1024, depth, depth, 64};
+  if (code.K() <= 7) {  // whole cycles of K-1 stages, which the register kernel needs
+    const auto cycle = static_cast<std::size_t>(code.K() - 1);
+    const std::size_t f0 = round_up(std::size_t{64}, cycle), v = round_up(depth, cycle);
+    return tile_shape{16 * f0, v, v, f0};
+  }
   return tile_shape{256, depth, depth, 0};
 }
 

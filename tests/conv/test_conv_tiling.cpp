@@ -230,9 +230,11 @@ TEST(ConvTiling, ShapeTextAndValidation) {
   EXPECT_EQ(message("65534,1,1"), "accepted");
 
   const conv_code code(7, {0171, 0133});
-  EXPECT_EQ(default_tile_shape(code, puncture_pattern::none(2)), (tile_shape{1024, 35, 35, 64}));
+  EXPECT_EQ(default_tile_shape(code, puncture_pattern::none(2)), (tile_shape{1056, 36, 36, 66}));
   EXPECT_EQ(default_tile_shape(code, puncture_pattern::standard("3/4", 2)),
-            (tile_shape{1024, 70, 70, 64}));
+            (tile_shape{1056, 72, 72, 66}));
+  EXPECT_EQ(default_tile_shape(conv_code(5, {023, 035}), puncture_pattern::none(2)),
+            (tile_shape{1024, 28, 28, 64}));
   const conv_code k9(9, {0561, 0753});
   EXPECT_EQ(default_tile_shape(k9, puncture_pattern::none(2)), (tile_shape{256, 45, 45, 0}));
 }

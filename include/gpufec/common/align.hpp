@@ -18,5 +18,8 @@ GPUFEC_HD constexpr std::size_t align16(std::size_t bytes) {
 GPUFEC_HD constexpr int round_up(int value, int multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
+GPUFEC_HD constexpr std::size_t round_up(std::size_t value, std::size_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 }  // namespace gpufec

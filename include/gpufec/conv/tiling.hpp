@@ -59,9 +59,10 @@ void validate(const tile_shape& tile);
 tile_shape parse_tile_shape(std::string_view text);
 
 // The default shape for a code and pattern, with D = the traceback depth 2.5 K / (1 - R)
-// (default_traceback_depth): K <= 7: f = 1024, v1 = v2 = D, f0 = 64 (the CUDA register kernel's
-// shape); K >= 8: f = 256, v1 = v2 = D, f0 = 0. docs/conv.md gives the BER loss measured against
-// full ML decoding that supports them.
+// (default_traceback_depth): K <= 7: f0 = 64 and v1 = v2 = D, each rounded up to a multiple of
+// K-1, and f = 16 f0 (the CUDA register kernel's shape: 1056, 36, 36, 66 for K = 7 at rate 1/2);
+// K >= 8: f = 256, v1 = v2 = D, f0 = 0. docs/conv.md gives the BER loss measured against full ML
+// decoding that supports them.
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern);
 
 class tiled_decoder {

@@ -6,6 +6,12 @@
 // a thread keeps only sub + v2 stages of survivors. It decides exactly as tiled_decoder
 // (tiling.hpp) and the shared-memory kernel: same geometry, same integer metrics, same ties.
 //
+// The stages run in cycles of P = K-1 (the register layout's period), fully unrolled, with no
+// branch inside a cycle: the engine runs this kernel only on tile shapes whose f, f0 (or f when
+// f0 = 0), v1 and v2 are multiples of P, so that every subframe boundary inside a tile falls at a
+// cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
+// after the forward pass. The ring holds whole cycles.
+//
 // Index map: thread t of block b takes tiles g = b T + t, g + gridDim.x T, ... (T threads per
 // block); tile g is tile i = g mod tiles_per_frame of frame g / tiles_per_frame. Shared memory:
 // the survivor-bit table [phase][state] (bytes), then the rings [slot][thread][word] (uint32), so
@@ -82,7 +88,7 @@ struct tile_run {
 
   // The tile.
   long long lo, first;
-  int stages, begin, end, subframes, noted, boundary, e, loaded, slot, cycles;
+  int stages, begin, end, subframes, noted, boundary, slot;
   std::uint8_t* out;
   const std::int8_t* llr;
   // The LLR cursor: frame stage, puncturing phase, index of the stage's first value.
@@ -116,13 +122,16 @@ struct tile_run {
     }
   }
 
-  __device__ __forceinline__ void load_cycle(int (&dst)[P][beta]) {
+  // The next cycle's LLRs (only `count` < P stages of it when the tile ends inside it).
+  __device__ __forceinline__ void load_cycle(int (&dst)[P][beta], int count) {
+    if (count >= P) {
 #pragma unroll
-    for (int k = 0; k < P; ++k)
-      if (loaded < stages) {
-        load_stage(dst[k]);
-        ++loaded;
-      }
+      for (int k = 0; k < P; ++k) load_stage(dst[k]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < P; ++k)
+        if (k < count) load_stage(dst[k]);
+    }
   }
 
   // The best state at the present layout phase Q (the lowest among equal metrics).
@@ -140,13 +149,6 @@ struct tile_run {
     }
     return state;
   }
-  template <int Q = 0>
-  __device__ int best_at(int phase_now) const {
-    if constexpr (Q + 1 < P)
-      if (phase_now != Q) return best_at<Q + 1>(phase_now);
-    return best<Q>();
-  }
-
   __device__ void trace(int s, int start, int state) {
     const int a = begin + s * static_cast<int>(p.sub);
     const int b = min(a + static_cast<int>(p.sub), end);
@@ -155,21 +157,25 @@ struct tile_run {
                          a, b, state, begin, first, p.info_bits, out);
   }
 
-  // One trellis stage from layout phase k to (k + 1) mod P; false when the tile has ended.
+  // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
+  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles).
   template <int k>
-  __device__ __forceinline__ bool step() {
-    if (e == stages) return false;
+  __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
-    unsigned bm[labels];  // biased branch metrics, in [0, 254 beta]
+    // Biased branch metrics, in [0, 254 beta], and the same + 0x8000 for the decision sums.
+    unsigned bm[labels], bmz[labels];
 #pragma unroll
     for (int o = 0; o < labels; ++o) {
       int d = 127 * beta;
 #pragma unroll
       for (int b = 0; b < beta; ++b) d += ((o >> b) & 1) ? -L[k][b] : L[k][b];
       bm[o] = static_cast<unsigned>(d);
+      bmz[o] = bm[o] + 0x8000u;
     }
-    const auto pack = [&](unsigned lo_label, unsigned hi_label) {
-      return bm[lo_label] | (bm[hi_label] << 16);
+    // Two labels in one register. The halves of a register differ in one state bit, so their
+    // labels differ by a constant of the phase: few distinct pairs per stage.
+    const auto pack = [](const unsigned(&v)[labels], unsigned lo_label, unsigned hi_label) {
+      return __byte_perm(v[lo_label], v[hi_label], 0x5410);
     };
     unsigned next[R], z[R];
     if constexpr (k < P - 1) {
@@ -179,26 +185,24 @@ struct tile_run {
         const unsigned A = pm[r], B = pm[r + R / 2];
         constexpr unsigned up = S / 2;
         const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
-        const unsigned BMa = pack(Spec::label(x0, 0), Spec::label(x1, 0));
-        const unsigned BMb = pack(Spec::label(x0 + up, 0), Spec::label(x1 + up, 0));
-        const unsigned BMc = pack(Spec::label(x0, 1), Spec::label(x1, 1));
-        const unsigned BMe = pack(Spec::label(x0 + up, 1), Spec::label(x1 + up, 1));
-        const unsigned Ye = B + BMb, Yo = B + BMe;
-        next[re] = __viaddmax_s16x2(A, BMa, Ye);
-        z[re] = A + (BMa + kZeroBias) - Ye;
-        next[ro] = __viaddmax_s16x2(A, BMc, Yo);
-        z[ro] = A + (BMc + kZeroBias) - Yo;
+        const unsigned a0 = Spec::label(x0, 0), a1 = Spec::label(x1, 0);
+        const unsigned c0 = Spec::label(x0, 1), c1 = Spec::label(x1, 1);
+        const unsigned Ye = B + pack(bm, Spec::label(x0 + up, 0), Spec::label(x1 + up, 0));
+        const unsigned Yo = B + pack(bm, Spec::label(x0 + up, 1), Spec::label(x1 + up, 1));
+        next[re] = __viaddmax_s16x2(A, pack(bm, a0, a1), Ye);
+        z[re] = A + pack(bmz, a0, a1) - Ye;
+        next[ro] = __viaddmax_s16x2(A, pack(bm, c0, c1), Yo);
+        z[ro] = A + pack(bmz, c0, c1) - Yo;
       }
     } else {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const unsigned x = state_of(k, r, 0);  // == r: the pair (x, x + S/2) is the butterfly
         const unsigned lo = __byte_perm(pm[r], 0, 0x1010), hi = __byte_perm(pm[r], 0, 0x3232);
-        const unsigned BMx = pack(Spec::label(x, 0), Spec::label(x, 1));
-        const unsigned BMy = pack(Spec::label(x + S / 2, 0), Spec::label(x + S / 2, 1));
-        const unsigned Y = hi + BMy;
-        next[r] = __viaddmax_s16x2(lo, BMx, Y);  // new states 2x, 2x + 1: phase 0, register x
-        z[r] = lo + (BMx + kZeroBias) - Y;
+        const unsigned l0 = Spec::label(x, 0), l1 = Spec::label(x, 1);
+        const unsigned Y = hi + pack(bm, Spec::label(x + S / 2, 0), Spec::label(x + S / 2, 1));
+        next[r] = __viaddmax_s16x2(lo, pack(bm, l0, l1), Y);  // states 2x, 2x + 1: phase 0
+        z[r] = lo + pack(bmz, l0, l1) - Y;
       }
     }
     unsigned words[W];
@@ -207,39 +211,43 @@ struct tile_run {
 #pragma unroll
     for (int i = 0; i < R / 2; ++i)
       words[i / 8] |= byte_perm_signs(z[2 * i], z[2 * i + 1]) & (0x01010101u << (i % 8));
-    unsigned* row = ring + (slot * threads + thread) * W;
+    unsigned* row = ring + ((slot + k) * threads + thread) * W;
     if constexpr (W == 2) {
       *reinterpret_cast<uint2*>(row) = make_uint2(words[0], words[1]);
     } else {
 #pragma unroll
       for (int w = 0; w < W; ++w) row[w] = words[w];
     }
-    if (++slot == static_cast<int>(p.ring)) slot = 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = next[r];
-    ++e;
-    if constexpr (k == P - 1)
-      if (++cycles % 2 == 0) {  // renormalize: subtract the least metric from all
-        unsigned m = pm[0];
-#pragma unroll
-        for (int r = 1; r < R; ++r) m = __vminu2(m, pm[r]);
-        const unsigned least = min(m & 0xffffu, m >> 16) * 0x10001u;
-#pragma unroll
-        for (int r = 0; r < R; ++r) pm[r] -= least;
-      }
-    if (e == boundary && e < stages) {
-      trace(noted, e, best<q>());
-      ++noted;
-      boundary = noted < subframes ? start_of(noted) : -1;
-    }
-    return true;
   }
 
   template <int k = 0>
-  __device__ __forceinline__ bool cycle() {
-    if (!step<k>()) return false;
-    if constexpr (k + 1 < P) return cycle<k + 1>();
-    return true;
+  __device__ __forceinline__ void cycle() {
+    step<k>();
+    if constexpr (k + 1 < P) cycle<k + 1>();
+  }
+
+  // The last `rest` < P stages (LLRs in L), then the end state: 0 when known, else the best.
+  template <int k = 0>
+  __device__ int finish(int rest, bool known_end) {
+    if constexpr (k < P) {
+      if (k < rest) {
+        step<k>();
+        return finish<k + 1>(rest, known_end);
+      }
+      return known_end ? 0 : best<k>();
+    }
+    return 0;
+  }
+
+  __device__ __forceinline__ void renormalize() {
+    unsigned m = pm[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) m = __vminu2(m, pm[r]);
+    const unsigned least = min(m & 0xffffu, m >> 16) * 0x10001u;
+#pragma unroll
+    for (int r = 0; r < R; ++r) pm[r] -= least;
   }
 
   __device__ void run(unsigned long long frame, unsigned i) {
@@ -262,19 +270,32 @@ struct tile_run {
     for (int r = 0; r < R; ++r) pm[r] = 0;
     if (known_start) pm[0] = kStart;  // state 0: phase 0, register 0, low half
     noted = 0;
-    boundary = subframes > 0 ? start_of(0) : -1;
-    e = loaded = slot = cycles = 0;
-    load_cycle(L);
-    while (e < stages) {
-      load_cycle(Ln);
-      if (!cycle()) break;
+    // Every subframe boundary inside the tile falls at a cycle's end (the engine runs this kernel
+    // only on tile shapes whose f, f0, v1 and v2 are whole cycles); those at the tile's end are
+    // traced after it.
+    boundary = subframes > 0 ? start_of(0) : stages;
+    slot = 0;
+    const int cycles = stages / P, rest = stages - cycles * P;
+    load_cycle(L, stages);
+    for (int c = 0; c < cycles; ++c) {
+      load_cycle(Ln, stages - (c + 1) * P);
+      cycle();
+      if (c % 2 == 1) renormalize();
+      slot += P;
+      if (slot == static_cast<int>(p.ring)) slot = 0;
+      if ((c + 1) * P == boundary && boundary < stages) {
+        trace(noted, boundary, best<0>());
+        ++noted;
+        boundary = noted < subframes ? start_of(noted) : stages;
+      }
 #pragma unroll
       for (int k = 0; k < P; ++k)
 #pragma unroll
         for (int b = 0; b < beta; ++b) L[k][b] = Ln[k][b];
     }
-    const bool known_end = p.zero_tail && hi == N;
-    const int end_state = known_end ? 0 : best_at(stages % P);
+    const int end_state = finish(rest, p.zero_tail && hi == N);
+    slot += rest;  // past the last stage written
+    if (slot >= static_cast<int>(p.ring)) slot -= static_cast<int>(p.ring);
     for (int s = noted; s < subframes; ++s) trace(s, stages, end_state);
   }
 };

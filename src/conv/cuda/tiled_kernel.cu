@@ -255,12 +255,14 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const std::size_t longest =
         params_.circle ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
                        : std::min<std::size_t>(tile.stages(), fs.stages);
-    params_.ring = static_cast<unsigned>(std::min(sub + tile.v2, longest));
+    const auto cycle = static_cast<std::size_t>(code.K() - 1);
+    params_.ring = static_cast<unsigned>(round_up(std::min(sub + tile.v2, longest), cycle));
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "
-            "(23,35) and K = 3 (7,5), feedforward, with a ring of sub + v2 stages that fits shared "
-            "memory (", code.to_string(), ", tile ", tile.to_string(), ")");
+            "(23,35) and K = 3 (7,5), feedforward, on tiles whose f, f0, v1 and v2 are multiples "
+            "of K-1 and whose ring of f0 + v2 stages fits shared memory (", code.to_string(),
+            ", tile ", tile.to_string(), ")");
 
     llr_.resize(setup_.max_batch * fs.coded_bits);
     bits_.resize(setup_.max_batch * fs.info_bits);
@@ -326,7 +328,11 @@ class cuda_tiled_engine final : public tiled_device_engine {
   // (whole warps) that keeps the most threads resident, from the occupancy API.
   void choose_register_kernel(const cuda::device_limits& limits) {
     const register_kernel_entry* entry = find_register_kernel(setup_.code);
-    if (!entry) return;
+    const tile_shape& t = setup_.tile;
+    const auto cycle = static_cast<std::size_t>(setup_.code.K() - 1);
+    const bool whole_cycles = t.f % cycle == 0 && t.f0 % cycle == 0 && t.v1 % cycle == 0 &&
+                              t.v2 % cycle == 0;
+    if (!entry || !whole_cycles) return;
     const bool punctured = setup_.pattern.punctures();
     const void* kernel = entry->kernel[punctured ? 1 : 0];
     const std::size_t per_thread = std::size_t{params_.ring} * entry->words * sizeof(unsigned);

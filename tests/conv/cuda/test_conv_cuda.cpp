@@ -89,8 +89,8 @@ TEST(ConvCuda, EqualsTheTiledDecoderForEveryCodeRateTerminationAndShape) {
 }
 
 // The register kernel (forced) on the codes it is compiled for: frames of several tiles, so tiles
-// start and end inside frames and wrap around tail-biting ones, subframe boundaries at every
-// layout phase, and the ring wrapping; the same bits as the CPU tiled decoder and as the
+// start and end inside frames and wrap around tail-biting ones, tiles ending at every layout
+// phase, one-cycle subframes, the ring wrapping; the same bits as the CPU tiled decoder and as the
 // shared-memory kernel.
 TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
   SKIP_WITHOUT_GPU();
@@ -100,8 +100,11 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
                                 conv_code(5, {023, 035}), conv_code(3, {07, 05})})
     for (const auto& pattern : patterns_for(code))
       for (termination term : all_terminations)
-        for (const tile_shape& tile : {default_tile_shape(code, pattern), tile_shape{100, 35, 35, 16},
-                                       tile_shape{7, 3, 5, 3}, tile_shape{333, 20, 41, 37}}) {
+        for (const std::size_t P = static_cast<std::size_t>(code.K() - 1);
+             const tile_shape& tile :
+             {default_tile_shape(code, pattern), tile_shape{17 * P, 6 * P, 6 * P, 3 * P},
+              tile_shape{P, P, P, P}, tile_shape{50 * P, 4 * P, 7 * P, 11 * P},
+              tile_shape{8 * P, 2 * P, 3 * P, 0}}) {
           if (!can_encode(code, pattern, N, term)) continue;
           SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
                        std::string(name_of(term)) + ", " + tile.to_string());
@@ -147,7 +150,8 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   };
   EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), {}));
   EXPECT_TRUE(refused(conv_code::recursive_systematic(5, {023, 035}), {}));
-  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{60000, 35, 35, 0}));
+  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{60000, 36, 36, 0}));
+  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{1024, 35, 35, 64}));
   EXPECT_FALSE(refused(conv_code(7, {0171, 0133}), {}));
 }
 
@@ -243,7 +247,7 @@ TEST(ConvCuda, PlanReportsWhatItCannotDo) {
   }
   const auto plan = tiled_plan(code, pattern, 1000, termination::zero_tail, {}, backend::cuda, 8);
   EXPECT_EQ(plan.summary().where, backend::cuda);
-  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: one warp per tile"), std::string::npos)
+  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: shared memory: one warp per tile"), std::string::npos)
       << plan.describe();
 }
 
