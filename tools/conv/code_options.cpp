@@ -90,9 +90,10 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term) 
 
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
   cmd.add_option("--decoder", o.decoder,
-                 "auto (fast where the CPU has SIMD), reference (exact ML Viterbi), fast "
-                 "(Highway SIMD, int16 metrics) or tiled (the GPU algorithm on the CPU: tiles "
-                 "with overlaps, see --tile)")
+                 "auto (CUDA: tiled; CPU: fast where the CPU has SIMD), reference (exact ML "
+                 "Viterbi, CPU), fast (Highway SIMD, int16 metrics, CPU) or tiled (tiles with "
+                 "overlaps, see --tile: the CUDA kernel, or its algorithm on the CPU with "
+                 "--backend cpu, deciding alike)")
       ->check(CLI::IsMember(names_of<conv::decoder_kind>()))
       ->capture_default_str();
   o.metric_option = cmd.add_option("--metric", o.metric, "the reference decoder's path metrics")
@@ -114,11 +115,19 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                  "one traceback per tile); default 256,D,D,0 with D = 2.5 K / (1 - R)");
 }
 
-void require_cpu_backend(const std::string& backend_name) {
-  require(
-      backend_name != "cuda",
-      "--backend cuda: the conv commands run on the CPU in this version (the CUDA tiled decoder "
-      "is in the library but not yet on the command line); use --backend cpu or auto");
+backend conv_backend(const std::string& backend_name, const std::string& decoder_name) {
+  const auto where = parse_name<backend>(backend_name, "--backend");
+  const auto decoder = parse_name<conv::decoder_kind>(decoder_name, "--decoder");
+  return from_options([&] {
+    try {
+      return conv::decoder_backend(where, decoder);
+    } catch (const backend_unavailable&) {
+      throw;
+    } catch (const invalid_argument& e) {
+      throw invalid_argument(
+          cat("--backend ", backend_name, " --decoder ", decoder_name, ": ", e.what()));
+    }
+  });
 }
 
 }  // namespace gpufec::cli

@@ -11,6 +11,7 @@
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/puncture.hpp"
+#include "gpufec/conv/simulation.hpp"
 
 namespace gpufec::cli {
 
@@ -45,9 +46,12 @@ struct conv_decoder_cli_options {
 };
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 
-// The conv family runs on the CPU: --backend cuda is refused (gpufec::invalid_argument, exit 1:
-// the command line is valid, this build cannot run it); auto and cpu run on the CPU.
-void require_cpu_backend(const std::string& backend_name);
+// The backend a conv command runs on for --backend `backend_name` and --decoder `decoder_name`
+// (conv::decoder_backend): cpu; cuda, whose decoder is the CUDA tiled decoder; auto, cuda when a
+// CUDA device is usable and the decoder can run there (auto or tiled), else cpu. --backend cuda
+// without CUDA or a device is backend_unavailable (exit 1: the command line is valid, this machine
+// cannot run it); with --decoder reference or fast a usage_error (exit 2).
+backend conv_backend(const std::string& backend_name, const std::string& decoder_name);
 
 // Runs `make`, turning the library's invalid_argument (a description that names its bad field)
 // into a usage_error: the values came from the command line.
