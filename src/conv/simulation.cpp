@@ -1,5 +1,6 @@
 // The conv family as a sim::binary_code for the shared BPSK/AWGN chain: the encoder over batches,
-// and a decoder adapter that hands the chain's float, int8 or hard views to a decoder_plan.
+// and a decoder adapter that hands the chain's float, int8 or hard views to a decoder_plan on the
+// CPU or on CUDA (gpufec/conv/simulation.hpp says which chain feeds a CUDA plan).
 #include "gpufec/conv/simulation.hpp"
 
 #include <cmath>

@@ -116,7 +116,9 @@ TEST(ConvSimulation, RefusalsNameTheField) {
   const bool gpu = cuda_device_count() > 0;
   sim_setup cuda = k7();
   cuda.where = backend::cuda;
-  if (!gpu) EXPECT_THROW(sim_family{cuda}, backend_unavailable);
+  if (!gpu) {
+    EXPECT_THROW(sim_family{cuda}, backend_unavailable);
+  }
   cuda.options.decoder = decoder_kind::fast;  // the CUDA decoder is the tiled decoder
   try {
     sim_family fam(cuda);
@@ -151,10 +153,11 @@ TEST(ConvSimulation, DecoderBackendResolvesAutoAndRefusesCpuOnlyDecoders) {
     const bool tiled = d == decoder_kind::automatic || d == decoder_kind::tiled;
     EXPECT_EQ(decoder_backend(backend::cpu, d), backend::cpu);
     EXPECT_EQ(decoder_backend(backend::automatic, d), gpu && tiled ? backend::cuda : backend::cpu);
-    if (gpu && tiled)
+    if (gpu && tiled) {
       EXPECT_EQ(decoder_backend(backend::cuda, d), backend::cuda);
-    else
+    } else {
       EXPECT_THROW(decoder_backend(backend::cuda, d), invalid_argument);
+    }
   }
 }
 

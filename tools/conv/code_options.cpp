@@ -115,9 +115,11 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                  "one traceback per tile); default 256,D,D,0 with D = 2.5 K / (1 - R)");
 }
 
-backend conv_backend(const std::string& backend_name, const std::string& decoder_name) {
+backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {
   const auto where = parse_name<backend>(backend_name, "--backend");
-  const auto decoder = parse_name<conv::decoder_kind>(decoder_name, "--decoder");
+  const auto decoder = parse_name<conv::decoder_kind>(d.decoder, "--decoder");
+  if (where == backend::automatic && d.wrap_option && d.wrap_option->count() > 0)
+    return backend::cpu;  // the wrap-around belongs to the CPU's full-traceback decoders
   return from_options([&] {
     try {
       return conv::decoder_backend(where, decoder);
@@ -125,7 +127,7 @@ backend conv_backend(const std::string& backend_name, const std::string& decoder
       throw;
     } catch (const invalid_argument& e) {
       throw invalid_argument(
-          cat("--backend ", backend_name, " --decoder ", decoder_name, ": ", e.what()));
+          cat("--backend ", backend_name, " --decoder ", d.decoder, ": ", e.what()));
     }
   });
 }

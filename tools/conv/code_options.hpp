@@ -46,12 +46,13 @@ struct conv_decoder_cli_options {
 };
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 
-// The backend a conv command runs on for --backend `backend_name` and --decoder `decoder_name`
+// The backend a conv command runs on for --backend `backend_name` and the decoder options
 // (conv::decoder_backend): cpu; cuda, whose decoder is the CUDA tiled decoder; auto, cuda when a
-// CUDA device is usable and the decoder can run there (auto or tiled), else cpu. --backend cuda
-// without CUDA or a device is backend_unavailable (exit 1: the command line is valid, this machine
-// cannot run it); with --decoder reference or fast a usage_error (exit 2).
-backend conv_backend(const std::string& backend_name, const std::string& decoder_name);
+// CUDA device is usable and the decoder can run there (--decoder auto or tiled, and no
+// --wrap-stages, which asks for a full-traceback decoder), else cpu. --backend cuda without CUDA
+// or a device is backend_unavailable (exit 1: the command line is valid, this machine cannot run
+// it); with --decoder reference or fast a usage_error (exit 2).
+backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d);
 
 // Runs `make`, turning the library's invalid_argument (a description that names its bad field)
 // into a usage_error: the values came from the command line.

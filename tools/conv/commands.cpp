@@ -50,7 +50,7 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       ->capture_default_str();
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    const backend where = conv_backend(common.backend, o->decoder.decoder);
+    const backend where = conv_backend(common.backend, o->decoder);
     const conv::sim_family fam = from_options([&] {
       const conv::conv_code code = o->code.code();
       conv::sim_setup s(code, o->code.pattern(code));

@@ -304,7 +304,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
       throw invalid_argument(
           "--backend cuda: --term stream decodes on the CPU (the CUDA tiled decoder takes frames: "
           "give --frame-bits and a frame termination); use --backend cpu or auto");
-    const backend where = stream ? backend::cpu : conv_backend(common.backend, o->decoder.decoder);
+    const backend where = stream ? backend::cpu : conv_backend(common.backend, o->decoder);
     if (stream && o->frame_option->count())
       throw usage_error("--frame-bits and --term stream clash: a stream has no frames");
     if (!stream && !o->frame_option->count())

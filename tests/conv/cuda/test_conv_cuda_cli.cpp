@@ -100,10 +100,10 @@ TEST_F(ConvCudaCli, SimulateCudaWithATileGivesTheCpuTiledCounts) {
 // (full traceback) within the statistics: the 95% intervals overlap.
 TEST_F(ConvCudaCli, SimulateAutoRunsOnTheGpuWithTheCpuBer) {
   SKIP_WITHOUT_GPU();
-  const std::string common =
-      "simulate conv --ebn0 3 --frame-bits 1000 --max-fe 200 --max-frames 200000 --seed 4";
-  const auto gpu = simulate(common, "auto.json");
-  const auto cpu = simulate(common + " --backend cpu", "cpu.json");
+  const std::string common = "simulate conv --ebn0 3 --frame-bits 1000 --seed 4";
+  const std::string long_run = common + " --max-fe 200 --max-frames 200000";
+  const auto gpu = simulate(long_run, "auto.json");
+  const auto cpu = simulate(long_run + " --backend cpu", "cpu.json");
   ASSERT_FALSE(gpu.is_null());
   ASSERT_FALSE(cpu.is_null());
   EXPECT_EQ(gpu["backend"], "cuda");
@@ -164,7 +164,9 @@ TEST_F(ConvCudaCli, DecodeCudaEqualsCpuTiled) {
         const std::string gpu = read_all(path("gpu.txt")), cpu = read_all(path("cpu.txt"));
         EXPECT_EQ(std::count(gpu.begin(), gpu.end(), '\n'), static_cast<long>(frames));
         EXPECT_EQ(gpu, cpu);
-        if (std::string(format) == "f32" && !*tile) EXPECT_EQ(bits_of_text(gpu), bits_string(want));
+        if (std::string(format) == "f32" && !*tile) {
+          EXPECT_EQ(bits_of_text(gpu), bits_string(want));
+        }
       }
   // --decoder reference on CUDA is a bad command line.
   const auto r = run_cli("decode conv --backend cuda --decoder reference" + opts +
