@@ -107,6 +107,9 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails(d + " --traceback 40", 2, "--traceback");
   fails(d + " --wrap-stages 40", 2, "--wrap-stages");
   fails(d + " --chunk 0", 2, "--chunk");
+  fails(d + " --cuda-kernel fastest", 2, "--cuda-kernel");
+  fails(d + " --backend cpu --cuda-kernel shared", 2, "--cuda-kernel shared applies to the CUDA");
+  fails("decode conv --term stream --cuda-kernel registers" + in, 2, "--cuda-kernel registers");
   fails(d + " --output-format packed --per-line 8", 2, "--per-line");
   fails("decode conv --frame-bits 3" + in, 2, "frame_bits = 3");  // shorter than the K-1 tail
   fails("decode conv --term stream --frame-bits 10" + in, 2, "--frame-bits");

@@ -61,7 +61,8 @@ void add_code_options(CLI::App& cmd, conv_code_options& o, std::vector<std::stri
       ->capture_default_str();
 }
 
-conv::decoder_options conv_decoder_cli_options::options(conv::termination term) const {
+conv::decoder_options conv_decoder_cli_options::options(conv::termination term,
+                                                        backend where) const {
   if (wrap_option->count() && term != conv::termination::tail_biting)
     throw usage_error(
         cat("--wrap-stages applies to --term tailbiting only (--term ", name_of(term), ")"));
@@ -70,6 +71,11 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term) 
   d.reference_metric = parse_name<conv::metric_type>(metric, "--metric");
   d.llr_scale = llr_scale;
   d.wrap_stages = wrap_stages;
+  d.kernel = parse_name<conv::cuda_kernel>(cuda_kernel, "--cuda-kernel");
+  if (kernel_option && kernel_option->count() && where != backend::cuda)
+    throw usage_error(cat("--cuda-kernel ", cuda_kernel,
+                          " applies to the CUDA decoder (this run is on the CPU: --backend cuda, "
+                          "or auto with a GPU and --decoder auto or tiled)"));
   if (d.decoder == conv::decoder_kind::tiled && wrap_option->count())
     throw usage_error(
         "--wrap-stages: the tiled decoder wraps its tiles around a tail-biting "
@@ -109,6 +115,13 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                                  "depth 2.5 K / (1 - R))")
                       ->check(unsigned_integer() & in_range(0, 1 << 20))
                       ->capture_default_str();
+  o.kernel_option =
+      cmd.add_option("--cuda-kernel", o.cuda_kernel,
+                     "CUDA: the tiled decoder's kernel, auto (registers where they apply, else "
+                     "shared), registers (a thread per tile, common codes, f0 > 0) or shared (a "
+                     "warp per tile, every code); the bits are the same")
+          ->check(CLI::IsMember(names_of<conv::cuda_kernel>()))
+          ->capture_default_str();
   cmd.add_option("--tile", o.tile,
                  "tiled decoder: f,v1,v2[,f0]: f decoded stages per tile, v1 and v2 overlap "
                  "stages on the left and right, f0 stages per parallel-traceback subframe (0 = "

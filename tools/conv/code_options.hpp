@@ -38,11 +38,13 @@ struct conv_decoder_cli_options {
   double llr_scale = 0;
   std::size_t wrap_stages = 0;
   std::string tile;  // f,v1,v2[,f0]; empty: the plan's default
-  CLI::Option *metric_option = nullptr, *wrap_option = nullptr;
+  std::string cuda_kernel = "auto";
+  CLI::Option *metric_option = nullptr, *wrap_option = nullptr, *kernel_option = nullptr;
 
-  // The library options for a termination (usage_error for --wrap-stages without tail-biting or
-  // with the tiled decoder, and for --tile without it or malformed).
-  conv::decoder_options options(conv::termination term) const;
+  // The library options for a termination and the backend the command runs on (usage_error for
+  // --wrap-stages without tail-biting or with the tiled decoder, for --tile without it or
+  // malformed, and for --cuda-kernel on the CPU).
+  conv::decoder_options options(conv::termination term, backend where) const;
 };
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 

@@ -57,7 +57,7 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       s.frame_bits = o->frame_bits;
       s.term = parse_name<conv::termination>(o->code.term, "--term");
       s.llr = parse_name<sim::llr_kind>(o->llr, "--llr");
-      s.options = o->decoder.options(s.term);
+      s.options = o->decoder.options(s.term, where);
       s.where = where;
       return conv::sim_family(std::move(s));
     });

@@ -168,7 +168,7 @@ struct decode_run {
 
   void stream(const conv::conv_code& code, const conv::puncture_pattern& pattern) {
     conv::stream_options so;
-    const conv::decoder_options d = o.decoder.options(conv::termination::truncated);
+    const conv::decoder_options d = o.decoder.options(conv::termination::truncated, backend::cpu);
     so.decoder = d.decoder;
     so.llr_scale = d.llr_scale;
     so.traceback_depth = o.traceback;
@@ -198,7 +198,7 @@ struct decode_run {
 
   void frames(const conv::conv_code& code, const conv::puncture_pattern& pattern,
               conv::termination term, int threads, backend where) {
-    conv::decoder_options d = o.decoder.options(term);
+    conv::decoder_options d = o.decoder.options(term, where);
     d.threads = threads;
     const conv::frame_shape shape =
         from_options([&] { return conv::make_frame_shape(code, pattern, o.frame_bits, term); });

@@ -120,7 +120,7 @@ TEST_F(ConvCudaCli, SimulateAutoRunsOnTheGpuWithTheCpuBer) {
 
 // A file of noisy frames decoded by the CUDA plan, in chunks of several sizes (a chunk smaller
 // than a frame still takes one), equals the CPU tiled decoder's output bit for bit, for float
-// and int8 input, the default tile and a chosen one.
+// and int8 input, both CUDA kernels, the default tile and a chosen one.
 TEST_F(ConvCudaCli, DecodeCudaEqualsCpuTiled) {
   SKIP_WITHOUT_GPU();
   const conv_code code(7, {0171, 0133});
@@ -148,23 +148,31 @@ TEST_F(ConvCudaCli, DecodeCudaEqualsCpuTiled) {
   plan.decode(batch_view<float>::uniform(llr.data(), frames, n),
               batch_span<std::uint8_t>::uniform(want.data(), frames, N));
 
+  // Per variant: the CUDA run's decoder options and the CPU tiled run's (the same tile).
+  struct variant {
+    const char *gpu, *cpu;
+  };
+  const variant variants[] = {{"", " --decoder tiled"},
+                              {" --cuda-kernel shared", " --decoder tiled"},
+                              {" --cuda-kernel registers", " --decoder tiled"},
+                              {" --decoder tiled --tile 128,30,30,32 --cuda-kernel shared",
+                               " --decoder tiled --tile 128,30,30,32"}};
   const std::string opts = " --rate 2/3 --frame-bits 1500";
   for (const char* format : {"f32", "i8"})
-    for (const char* tile : {"", " --decoder tiled --tile 128,30,30,32"})
+    for (const variant& v : variants)
       for (const char* chunk : {"1000", "30000", "1000000"}) {
         const std::string args = opts + " --input-format " + format + " -i " +
-                                 path(std::string("f.") + format) + " --chunk " + chunk + tile;
-        SCOPED_TRACE(args);
-        auto r = run_cli("decode conv --backend cuda" + args + " -o " + path("gpu.txt"));
+                                 path(std::string("f.") + format) + " --chunk " + chunk;
+        SCOPED_TRACE(args + v.gpu);
+        auto r = run_cli("decode conv --backend cuda" + args + v.gpu + " -o " + path("gpu.txt"));
         ASSERT_EQ(r.status, 0) << r.output;
         EXPECT_NE(r.output.find("CUDA: "), std::string::npos) << r.output;
-        r = run_cli("decode conv --backend cpu" + std::string(*tile ? "" : " --decoder tiled") +
-                    args + " -o " + path("cpu.txt"));
+        r = run_cli("decode conv --backend cpu" + args + v.cpu + " -o " + path("cpu.txt"));
         ASSERT_EQ(r.status, 0) << r.output;
         const std::string gpu = read_all(path("gpu.txt")), cpu = read_all(path("cpu.txt"));
         EXPECT_EQ(std::count(gpu.begin(), gpu.end(), '\n'), static_cast<long>(frames));
         EXPECT_EQ(gpu, cpu);
-        if (std::string(format) == "f32" && !*tile) {
+        if (std::string(format) == "f32" && std::string(v.cpu) == " --decoder tiled") {
           EXPECT_EQ(bits_of_text(gpu), bits_string(want));
         }
       }
