@@ -1,13 +1,14 @@
 // Benchmark program for the conv decoders (issue 22): the harness of bench/conv/bench.hpp, which
 // `gpufec bench conv` runs too, over K in {5, 7, 9} and rates 1/2 and 3/4, one thread and all
-// threads, with VOLK's K = 7 kernel as a peer when built with it. Prints a table; --json FILE
-// writes every figure.
+// threads, with VOLK's K = 7 kernel as a peer when built with it, and the CUDA tiled decoder's rows
+// when a CUDA device exists. Prints a table; --json FILE writes every figure.
 //   conv_bench [--quick] [--frame-bits N] [--json FILE]
 #include <cstdlib>
 #include <iostream>
 #include <string>
 
 #include "conv/bench.hpp"
+#include "gpufec/common/device.hpp"
 #include "program.hpp"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
                                         cfg.frames = 8;
                                         cfg.reference_frames = 2;
                                       }
+                                      cfg.cuda = gpufec::cuda_device_count() > 0;
                                       const bench_result result = run_bench(cfg);
                                       std::cout << format_table(result, cfg);
                                       return to_json(result, cfg);

@@ -24,6 +24,7 @@
 
 #include "conv/fast_decoder.hpp"
 #include "conv/fast_kernel.hpp"
+#include "conv/jobs.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/philox.hpp"
@@ -77,27 +78,23 @@ double bit_error_rate(const std::vector<std::uint8_t>& a, const std::vector<std:
   return static_cast<double>(errors) / static_cast<double>(a.size());
 }
 
-// One row's measurement: `call` decodes the row's frames once; `ber` reads the result afterwards
-// (empty when the row makes no decisions). `state` keeps the plan and buffers alive.
-struct job {
-  bench_row r;
-  std::function<void()> call;
-  std::function<double()> ber;
-  std::shared_ptr<void> state;
-};
+using bench_detail::job;
 
 // Times the jobs of one workload round-robin: a warm-up call each, then `reps` rounds of one
 // call each, and the median per job. Interleaving keeps a clock that drifts during the run from
 // favouring one decoder over another in the same group.
 void measure(std::vector<job>& jobs, int reps, std::vector<bench_row>& rows) {
-  for (auto& j : jobs) j.call();
+  // A job's seconds: its own (CUDA events), or the wall clock around its call.
+  auto run = [](job& j) {
+    if (j.timed) return j.timed();
+    const auto start = clock_type::now();
+    j.call();
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+  };
+  for (auto& j : jobs) (void)run(j);
   std::vector<std::vector<double>> t(jobs.size());
   for (int round = 0; round < reps; ++round)
-    for (std::size_t k = 0; k < jobs.size(); ++k) {
-      const auto start = clock_type::now();
-      jobs[k].call();
-      t[k].push_back(std::chrono::duration<double>(clock_type::now() - start).count());
-    }
+    for (std::size_t k = 0; k < jobs.size(); ++k) t[k].push_back(run(jobs[k]));
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     std::sort(t[k].begin(), t[k].end());
     bench_row r = jobs[k].r;
@@ -367,10 +364,23 @@ bench_result run_bench(const bench_config& config) {
       jobs.push_back(volk_job(w));
 #endif
     }
+    if (config.cuda)
+      for (job& j :
+           bench_detail::cuda_jobs(code, pattern, config, w.q, w.info, w.frames, result.device))
+        jobs.push_back(std::move(j));
     const std::size_t first = result.rows.size();
     measure(jobs, config.repeats, result.rows);
+    double fast = 0;  // the fast decoder, int8 LLRs, all threads: what a CUDA row is compared to
+    for (std::size_t k = first; k < result.rows.size(); ++k) {
+      bench_row& r = result.rows[k];
+      r.code = polynomials(code);
+      if (r.backend == "cpu" && r.decoder == "fast" && r.input == "int8" &&
+          r.threads == result.threads)
+        fast = r.mbps;
+    }
     for (std::size_t k = first; k < result.rows.size(); ++k)
-      result.rows[k].code = polynomials(code);
+      if (result.rows[k].backend == "cuda" && fast > 0)
+        result.rows[k].vs_cpu = result.rows[k].mbps / fast;
   }
   return result;
 }
@@ -392,14 +402,27 @@ std::string format_table(const bench_result& result, const bench_config& config)
     else
       ber << "-";
     out << std::left << std::setw(3) << r.K << std::setw(10) << r.code << std::setw(5) << r.rate
-        << std::setw(38) << r.decoder << std::setw(11) << r.input << std::setw(8) << r.threads
-        << std::right << std::setw(10) << mbps.str() << std::setw(12) << ber.str() << "\n";
+        << std::setw(38) << r.decoder << std::setw(11) << r.input << std::setw(8)
+        << (r.backend == "cuda" ? std::string("gpu") : std::to_string(r.threads)) << std::right
+        << std::setw(10) << mbps.str() << std::setw(12) << ber.str() << "\n";
   }
   if (const peer_ratio ratio = volk_ratio(result); ratio.whole > 0)
     out << std::fixed << std::setprecision(2)
         << "# K = 7, rate 1/2, one thread: fast decoder (int8, whole) / VOLK kernel = "
         << ratio.whole << "x; fast ACS only / VOLK kernel = " << ratio.acs << "x\n";
   if (!result.volk) out << "# (VOLK column skipped: gpufec was built without libvolk2-dev)\n";
+  if (!result.device.empty()) {
+    out << "# CUDA rows on " << result.device
+        << ": host = a host batch of int8 LLRs end to end (copies in and out included), device = "
+           "int8 LLRs in device memory (the decoder alone, CUDA events); ratios to the fast "
+           "decoder (int8, "
+        << result.threads << " threads):\n";
+    for (const auto& r : result.rows)
+      if (r.backend == "cuda")
+        out << std::fixed << std::setprecision(2) << "#   K " << r.K << " " << r.code << " rate "
+            << r.rate << ", " << r.decoder << ", tile " << r.tile << ": " << r.vs_cpu << "x ("
+            << r.kernel << ")\n";
+  }
   return out.str();
 }
 
@@ -410,6 +433,7 @@ nlohmann::json to_json(const bench_result& result, const bench_config& config) {
   j["threads"] = result.threads;
   j["simd_target"] = result.simd_target;
   j["volk"] = result.volk;
+  j["cuda_device"] = result.device.empty() ? nlohmann::json() : nlohmann::json(result.device);
   j["frame_bits"] = config.frame_bits;
   j["frames"] = config.frames;
   j["reference_frames"] = config.reference_frames;
@@ -420,18 +444,26 @@ nlohmann::json to_json(const bench_result& result, const bench_config& config) {
   if (const peer_ratio ratio = volk_ratio(result); ratio.whole > 0)
     j["k7_r12_fast_over_volk"] = {{"whole_decoder", ratio.whole}, {"acs_only", ratio.acs}};
   j["rows"] = nlohmann::json::array();
-  for (const auto& r : result.rows)
-    j["rows"].push_back({{"K", r.K},
-                         {"code", r.code},
-                         {"rate", r.rate},
-                         {"decoder", r.decoder},
-                         {"input", r.input},
-                         {"threads", r.threads},
-                         {"frames", r.frames},
-                         {"bits_per_call", r.bits_per_call},
-                         {"median_seconds", r.seconds},
-                         {"mbps", r.mbps},
-                         {"ber", r.ber >= 0 ? nlohmann::json(r.ber) : nlohmann::json()}});
+  for (const auto& r : result.rows) {
+    nlohmann::json row = {{"K", r.K},
+                          {"backend", r.backend},
+                          {"code", r.code},
+                          {"rate", r.rate},
+                          {"decoder", r.decoder},
+                          {"input", r.input},
+                          {"threads", r.threads},
+                          {"frames", r.frames},
+                          {"bits_per_call", r.bits_per_call},
+                          {"median_seconds", r.seconds},
+                          {"mbps", r.mbps},
+                          {"ber", r.ber >= 0 ? nlohmann::json(r.ber) : nlohmann::json()}};
+    if (!r.tile.empty()) row["tile"] = r.tile;
+    if (r.backend == "cuda") {
+      row["kernel"] = r.kernel;
+      row["vs_cpu_fast_int8_all_threads"] = r.vs_cpu;
+    }
+    j["rows"].push_back(row);
+  }
   return j;
 }
 

@@ -3,6 +3,10 @@
 // threads, per constraint length and rate; for K = 7, rate 1/2 also the fast decoder's add-compare-
 // select alone and, when gpufec was built with VOLK (Debian libvolk2-dev), VOLK's
 // volk_8u_x4_conv_k7_r2_8u as a peer (its ratio is the headline CPU figure).
+// With `cuda`, also the CUDA tiled decoder (the plan's default tile) per code and rate, beside
+// the CPU rows of the same run: on a host batch of int8 LLRs end to end (copies included), and on
+// int8 LLRs already in device memory (bench/conv/jobs.hpp says how each is timed); each CUDA row
+// gives its ratio to the fast decoder on int8 LLRs and all threads.
 //
 // Method: zero-tail frames of frame_bits information bits over BPSK/AWGN at ebn0_db (Philox noise
 // from `seed`); each decode call is timed whole (input conversion, ACS, traceback) after one
@@ -37,21 +41,26 @@ struct bench_config {
   int threads = 0;                   // "all threads": 0 = omp_get_max_threads()
   double ebn0_db = 4.0;
   std::uint64_t seed = 2024;
+  bool cuda = false;  // add the CUDA rows (backend_unavailable without a device)
 };
 
 struct bench_row {
   int K = 0;
+  std::string backend = "cpu";  // "cpu" or "cuda"
   std::string code, rate, decoder, input;
-  int threads = 1;
+  int threads = 1;           // CPU threads; 0 on CUDA rows
+  std::string tile, kernel;  // the tiled decoder's tile shape and the CUDA launch shape
   std::size_t frames = 0, bits_per_call = 0;
   double seconds = 0, mbps = 0;
-  double ber = -1;  // -1: the row makes no decisions (ACS only)
+  double ber = -1;    // -1: the row makes no decisions (ACS only)
+  double vs_cpu = 0;  // CUDA rows: Mb/s over the fast decoder's (int8, all threads); 0 for CPU rows
 };
 
 struct bench_result {
   std::string cpu, simd_target;
   int threads = 1;  // the "all threads" count
   bool volk = false;
+  std::string device;  // the GPU of the CUDA rows; empty without them
   std::vector<bench_row> rows;
 };
 

@@ -1,36 +1,35 @@
 // The conv family as a sim::binary_code for the shared BPSK/AWGN chain: the encoder over batches,
-// and a decoder adapter that hands the chain's float, int8 or hard views to a decoder_plan.
+// and a decoder adapter that hands the chain's float, int8 or hard views to a decoder_plan on the
+// CPU or on CUDA (gpufec/conv/simulation.hpp says which chain feeds a CUDA plan).
 #include "gpufec/conv/simulation.hpp"
 
 #include <cmath>
 
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/encoder.hpp"
 
 namespace gpufec::conv {
 namespace {
 
-// Refuses what the chain cannot run; automatic means the CPU (the CUDA tiled decoder is not in the
-// simulation chain yet: it needs int8 LLRs quantized on the device).
-void require_cpu(backend where) {
-  require(
-      where != backend::cuda,
-      "backend cuda: conv simulations run on the CPU in this version (the CUDA tiled decoder is "
-      "in the library, decoder_plan with backend::cuda, but not yet in the simulation chain)");
-}
-
-// The chain's decoder: a decoder_plan made for the chain's largest batch.
+// The chain's decoder: a decoder_plan on `where` made for the chain's largest batch. A CUDA plan
+// takes int8 LLRs in device memory on the chain's stream (the device path) and host batches of
+// any kind; a CPU plan host batches.
 class plan_decoder final : public sim::binary_decoder {
  public:
-  plan_decoder(const sim_setup& s, std::size_t max_batch)
-      : plan_(s.code, s.pattern, s.frame_bits, s.term, s.options, backend::cpu, max_batch) {}
+  plan_decoder(const sim_setup& s, backend where, std::size_t max_batch)
+      : plan_(s.code, s.pattern, s.frame_bits, s.term, s.options, where, max_batch) {}
 
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
   void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
     plan_.decode(llr, bits);
   }
-  void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
-    plan_.decode(llr, bits);
+  void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits,
+              cuda_stream stream) override {
+    if (llr.on_device())
+      plan_.decode(llr, bits, stream);  // queued on the chain's stream, which the chain waits on
+    else
+      plan_.decode(llr, bits);
   }
   void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
                    cuda_stream) override {
@@ -38,7 +37,8 @@ class plan_decoder final : public sim::binary_decoder {
   }
   sim::fields details() const override {
     const plan_summary& s = plan_.summary();
-    sim::fields d{{"decoder", std::string(name_of(s.decoder))}, {"threads", s.threads}};
+    sim::fields d{{"decoder", std::string(name_of(s.decoder))}};
+    if (s.where == backend::cpu) d.emplace_back("threads", s.threads);
     if (!s.kernel.empty()) d.emplace_back("kernel", s.kernel);
     return d;
   }
@@ -49,11 +49,16 @@ class plan_decoder final : public sim::binary_decoder {
 
 // A plan for one frame on one thread: what the chain's plans will choose, made to validate the
 // setup and to report its choices without running anything.
-plan_summary resolve(const sim_setup& s) {
-  require_cpu(s.where);
+plan_summary resolve(const sim_setup& s, backend where) {
   decoder_options one = s.options;
   one.threads = 1;
-  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, backend::cpu, 1).summary();
+  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, where, 1).summary();
+}
+
+// The name of the device a CUDA plan runs on (the current device: the first usable one).
+std::string device_name() {
+  const std::vector<cuda_device_info> devices = cuda_devices();
+  return devices.empty() ? std::string("unknown") : devices.front().name;
 }
 
 // How the decoder's input is made from the channel's LLR L = 2y / sigma^2.
@@ -73,10 +78,24 @@ std::string llr_rule(const sim_setup& s, decoder_kind decoder) {
 
 }  // namespace
 
+backend decoder_backend(backend where, decoder_kind decoder) {
+  const bool cuda_decoder = decoder == decoder_kind::automatic || decoder == decoder_kind::tiled;
+  if (where == backend::automatic && !cuda_decoder) return backend::cpu;
+  const backend resolved = resolve_backend(where);
+  require(resolved == backend::cpu || cuda_decoder, "decoder ", name_of(decoder),
+          " runs on the CPU only: the CUDA conv decoder is the tiled decoder (decoder auto or "
+          "tiled), or use backend cpu");
+  return resolved;
+}
+
+bool device_llrs(const sim_setup& s) {
+  return s.llr == sim::llr_kind::i8;
+}
+
 void validate(const sim_setup& s) {
-  require_cpu(s.where);
+  const backend where = decoder_backend(s.where, s.options.decoder);
   (void)encoder(s.code, s.pattern, s.frame_bits, s.term);  // frame length, tail-biting start
-  (void)resolve(s);
+  (void)resolve(s, where);
 }
 
 sim::binary_code binary_code(const sim_setup& s) {
@@ -89,16 +108,19 @@ sim::binary_code binary_code(const sim_setup& s) {
   c.encode = [enc](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
     enc->encode(info, coded);
   };
-  c.decoder = [s](backend where, std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
-    require_cpu(where);
-    return std::make_unique<plan_decoder>(s, max_batch);
+  // The plan runs on the setup's backend whichever chain asks: the CPU chain hands a CUDA plan
+  // host batches (float and hard input), the CUDA chain device batches (int8).
+  const backend where = decoder_backend(s.where, s.options.decoder);
+  c.decoder = [s, where](backend, std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
+    return std::make_unique<plan_decoder>(s, where, max_batch);
   };
   return c;
 }
 
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
-  validate(setup_);
-  resolved_ = resolve(setup_);
+  where_ = decoder_backend(setup_.where, setup_.options.decoder);
+  (void)encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term);
+  resolved_ = resolve(setup_, where_);
 }
 
 void sim_family::validate_point(double ebn0_db) const {
@@ -147,12 +169,24 @@ sim::fields sim_family::parameters() const {
     f.emplace_back("traceback", "full (whole frame)");
   }
   if (resolved_.wrap_stages) f.emplace_back("wrap_stages", resolved_.wrap_stages);
+  if (where_ == gpufec::backend::cuda) {
+    f.emplace_back("device", device_name());
+    f.emplace_back("cuda_kernel", resolved_.kernel);
+    f.emplace_back("llr_path", device_llrs(s)
+                                   ? "device: int8 LLRs made on the GPU, the plan's device path"
+                                   : "host: LLRs made on the CPU, copied to the GPU per batch of "
+                                     "about 2^20 LLRs");
+  }
   return f;
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {
   validate_point(ebn0_db);
-  return sim::make_awgn_chain(binary_code(setup_), backend::cpu, ebn0_db, seed);
+  // The CUDA chain when the plan can take its LLRs where it makes them (int8 in device memory);
+  // otherwise the CPU chain, whose host batches a CUDA plan copies to the GPU.
+  const bool on_device = where_ == gpufec::backend::cuda && device_llrs(setup_);
+  return sim::make_awgn_chain(
+      binary_code(setup_), on_device ? gpufec::backend::cuda : gpufec::backend::cpu, ebn0_db, seed);
 }
 
 }  // namespace gpufec::conv

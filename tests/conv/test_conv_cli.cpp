@@ -42,7 +42,8 @@ TEST_F(ConvCliTest, SimulateGivesTheSameCountsWhateverThreadsAndBatch) {
 
 TEST_F(ConvCliTest, SimulateJsonHoldsTypedParameters) {
   auto r = run_cli(
-      "simulate conv --K 4 --polys 13,15 --rsc 13 --term tailbiting --frame-bits 100 --ebn0 2 "
+      "simulate conv --backend cpu --K 4 --polys 13,15 --rsc 13 --term tailbiting --frame-bits 100 "
+      "--ebn0 2 "
       "--max-frames 20 --llr float --decoder reference --wrap-stages 30 --seed 1 --json " +
       path("p.json"));
   ASSERT_EQ(r.status, 0) << r.output;
@@ -62,7 +63,7 @@ TEST_F(ConvCliTest, SimulateJsonHoldsTypedParameters) {
   EXPECT_EQ(p["wrap_stages"], 30);
   EXPECT_EQ(p["llr"], "float");
 
-  r = run_cli("simulate conv --rate 3/4 --ebn0 4 --max-frames 10 --llr int8 --json " +
+  r = run_cli("simulate conv --backend cpu --rate 3/4 --ebn0 4 --max-frames 10 --llr int8 --json " +
               path("q.json"));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto q = read_json(path("q.json"))["parameters"];
@@ -79,7 +80,8 @@ TEST_F(ConvCliTest, SimulateJsonHoldsTypedParameters) {
   EXPECT_FALSE(q.contains("wrap_stages"));
 
   r = run_cli(
-      "simulate conv --term tailbiting --frame-bits 300 --ebn0 4 --max-frames 10 --decoder tiled "
+      "simulate conv --backend cpu --term tailbiting --frame-bits 300 --ebn0 4 --max-frames 10 "
+      "--decoder tiled "
       "--tile 64,20,40,16 --json " +
       path("t.json"));
   ASSERT_EQ(r.status, 0) << r.output;
@@ -131,15 +133,17 @@ TEST_F(ConvCliTest, EncodeThenDecodeNoiseFreeReturnsTheBits) {
       EXPECT_EQ(static_cast<std::size_t>(std::count(coded.begin(), coded.end(), '\n')), frames);
       const std::vector<float> llr = clean_llrs_of(bits_of_text(coded));
       write_llr_text(path("llr.txt"), llr);
-      r = run_cli("decode conv " + opts + " -i " + path("llr.txt") + " -o " + path("dec.txt"));
+      r = run_cli("decode conv --backend cpu " + opts + " -i " + path("llr.txt") + " -o " +
+                  path("dec.txt"));
       ASSERT_EQ(r.status, 0) << r.output;
       EXPECT_EQ(bits_of_text(read_all(path("dec.txt"))), want);
       // The other sign convention, raw int8, packed output.
       std::vector<std::int8_t> flipped;
       for (const float v : llr) flipped.push_back(static_cast<std::int8_t>(v > 0 ? -100 : 100));
       write_raw(path("llr.i8"), flipped);
-      r = run_cli("decode conv " + opts + " --input-format i8 --llr-sign positive-is-1 -i " +
-                  path("llr.i8") + " -o " + path("dec.bin") + " --output-format packed");
+      r = run_cli("decode conv --backend cpu " + opts +
+                  " --input-format i8 --llr-sign positive-is-1 -i " + path("llr.i8") + " -o " +
+                  path("dec.bin") + " --output-format packed");
       ASSERT_EQ(r.status, 0) << r.output;
       const std::string packed = read_all(path("dec.bin"));
       ASSERT_EQ(packed.size(), (N * frames + 7) / 8);
@@ -162,15 +166,15 @@ TEST_F(ConvCliTest, ChannelAwgnInThePipelineDecodesExactlyAtHighSnr) {
     r = run_cli("channel awgn --ebn0 9 --rate 0.66 --seed 4 --output-format " +
                 std::string(format) + " -i " + path("coded.txt") + " -o " + path("llr"));
     ASSERT_EQ(r.status, 0) << r.output;
-    r = run_cli("decode conv" + opts + " --input-format " + format + " -i " + path("llr") + " -o " +
-                path("dec.txt"));
+    r = run_cli("decode conv --backend cpu" + opts + " --input-format " + format + " -i " +
+                path("llr") + " -o " + path("dec.txt"));
     ASSERT_EQ(r.status, 0) << r.output;
     EXPECT_EQ(bits_of_text(read_all(path("dec.txt"))), text);
   }
   // The same through standard input and output.
   r = run_cli("encode conv" + opts + " -i - -o - < " + path("info.txt") +
               " 2>/dev/null | " GPUFEC_CLI_PATH " channel awgn --ebn0 9 --rate 0.66 -i - -o - " +
-              "2>/dev/null | " GPUFEC_CLI_PATH " decode conv" + opts + " -i - -o " +
+              "2>/dev/null | " GPUFEC_CLI_PATH " decode conv --backend cpu" + opts + " -i - -o " +
               path("piped.txt"));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(bits_of_text(read_all(path("piped.txt"))), text);
@@ -248,8 +252,9 @@ TEST_F(ConvCliTest, FramesDecodeInChunksEqualsThePlan) {
   plan.decode(batch_view<float>::uniform(llr.data(), frames, n),
               batch_span<std::uint8_t>::uniform(want.data(), frames, N));
   for (const char* chunk : {"100", "1300", "1000000"}) {
-    const auto r = run_cli("decode conv --frame-bits 300 --input-format f32 --chunk " +
-                           std::string(chunk) + " -i " + path("f.f32") + " -o " + path("o.txt"));
+    const auto r =
+        run_cli("decode conv --backend cpu --frame-bits 300 --input-format f32 --chunk " +
+                std::string(chunk) + " -i " + path("f.f32") + " -o " + path("o.txt"));
     ASSERT_EQ(r.status, 0) << r.output;
     const std::string out = read_all(path("o.txt"));
     EXPECT_EQ(static_cast<std::size_t>(std::count(out.begin(), out.end(), '\n')), frames);
@@ -259,7 +264,8 @@ TEST_F(ConvCliTest, FramesDecodeInChunksEqualsThePlan) {
 
 TEST_F(ConvCliTest, BenchWritesTheReferenceAndFastRows) {
   const auto r = run_cli(
-      "bench conv --K 5 --rates 1/2 3/4 --frame-bits 256 --frames 4 --reference-frames 1 "
+      "bench conv --backend cpu --K 5 --rates 1/2 3/4 --frame-bits 256 --frames 4 "
+      "--reference-frames 1 "
       "--repeats 1 --threads 1 --seed 0 --json " +
       path("bench.json"));
   ASSERT_EQ(r.status, 0) << r.output;

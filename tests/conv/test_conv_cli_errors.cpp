@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "conv/cli_test_util.hpp"
+#include "gpufec/common/device.hpp"
 
 namespace gpufec::conv::testing {
 namespace {
@@ -106,6 +107,9 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails(d + " --traceback 40", 2, "--traceback");
   fails(d + " --wrap-stages 40", 2, "--wrap-stages");
   fails(d + " --chunk 0", 2, "--chunk");
+  fails(d + " --cuda-kernel fastest", 2, "--cuda-kernel");
+  fails(d + " --backend cpu --cuda-kernel shared", 2, "--cuda-kernel shared applies to the CUDA");
+  fails("decode conv --term stream --cuda-kernel registers" + in, 2, "--cuda-kernel registers");
   fails(d + " --output-format packed --per-line 8", 2, "--per-line");
   fails("decode conv --frame-bits 3" + in, 2, "frame_bits = 3");  // shorter than the K-1 tail
   fails("decode conv --term stream --frame-bits 10" + in, 2, "--frame-bits");
@@ -145,20 +149,40 @@ TEST_F(ConvCliErrors, EncodeRejectsBadBits) {
   fails("encode conv -i " + path("none.txt"), 1, "no bits");
 }
 
-// The conv commands do not run the CUDA decoder yet: --backend cuda is a clear error.
-TEST_F(ConvCliErrors, BackendCudaFailsClearly) {
+// --backend cuda: the stream decoder has no CUDA version (exit 1 on any machine); without a GPU,
+// cuda is a clear error (exit 1, no file left) and auto runs on the CPU; --decoder reference or
+// fast with --backend cuda is a bad command line where a GPU exists (exit 2).
+TEST_F(ConvCliErrors, BackendCudaFailsClearlyAndAutoFallsBack) {
   write_text(path("llr.txt"), "1 1 1 1\n");
   fails("decode conv --term stream --backend cuda -i " + path("llr.txt"), 1,
-        "run on the CPU in this version");
+        "--term stream decodes on the CPU");
+  const bool gpu = cuda_device_count() > 0;
+  fails("simulate conv --ebn0 1 --max-frames 10 --backend cuda --decoder fast", gpu ? 2 : 1,
+        gpu ? "--decoder fast: decoder fast runs on the CPU only" : "backend 'cuda' needs");
+  if (gpu) GTEST_SKIP() << "a CUDA device exists: tests/conv/cuda/test_conv_cuda_cli.cpp";
   const auto before = files();
   for (const std::string& args :
        {"simulate conv --ebn0 1 --max-frames 10 --backend cuda --json " + path("s.json"),
+        "decode conv --frame-bits 2 --term trunc --backend cuda -i " + path("llr.txt") + " -o " +
+            path("d.txt"),
         "bench conv --backend cuda --K 5 --rates 1/2 --json " + path("b.json")}) {
     const auto r = run_cli(args);
-    EXPECT_EQ(r.status, 1) << r.output;
-    EXPECT_NE(r.output.find("run on the CPU in this version"), std::string::npos) << r.output;
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find("backend 'cuda' needs"), std::string::npos) << r.output;
   }
   EXPECT_EQ(files(), before);
+  // auto: the CPU, for simulate and decode alike.
+  auto r = run_cli("simulate conv --ebn0 3 --max-frames 10 --frame-bits 100 --json " +
+                   path("auto.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string report = read_all(path("auto.json"));
+  EXPECT_NE(report.find("\"backend\": \"cpu\""), std::string::npos) << report;
+  EXPECT_EQ(report.find("\"device\""), std::string::npos) << report;
+  r = run_cli("decode conv --frame-bits 2 --term trunc --decoder tiled -i " + path("llr.txt") +
+              " -o " + path("d.txt"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_all(path("d.txt")), "00\n");
+  EXPECT_NE(r.output.find("threads)"), std::string::npos) << r.output;  // a CPU plan's summary
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
 // The conv family in the simulator (gpufec/conv/simulation.hpp): the BER of K = 7 (171,133) at
 // 3 dB through the shared BPSK/AWGN chain against the ML value, a point's counts independent of
 // threads and batch, noise-free-like behaviour at high SNR for every LLR kind, typed parameters,
-// and the refusals (CUDA, bad frames) naming the field.
+// the backend resolution (auto, cuda without a device, CPU-only decoders) and the refusals (bad
+// frames) naming the field.
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cmath>
 #include <numeric>
 
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/simulation.hpp"
 #include "gpufec/sim/simulator.hpp"
@@ -111,19 +113,26 @@ TEST(ConvSimulation, ParametersAreTypedAndComplete) {
 }
 
 TEST(ConvSimulation, RefusalsNameTheField) {
+  const bool gpu = cuda_device_count() > 0;
   sim_setup cuda = k7();
   cuda.where = backend::cuda;
+  if (!gpu) {
+    EXPECT_THROW(sim_family{cuda}, backend_unavailable);
+  }
+  cuda.options.decoder = decoder_kind::fast;  // the CUDA decoder is the tiled decoder
   try {
     sim_family fam(cuda);
-    FAIL() << "a CUDA setup was accepted";
+    FAIL() << "a CUDA setup with the fast decoder was accepted";
   } catch (const invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("conv simulations run on the CPU in this version"),
+    EXPECT_NE(std::string(e.what()).find(gpu ? "decoder fast runs on the CPU only" : "needs"),
               std::string::npos)
         << e.what();
   }
   sim_setup automatic = k7();
   automatic.where = backend::automatic;
-  EXPECT_NO_THROW(sim_family{automatic});             // automatic runs on the CPU
+  EXPECT_EQ(sim_family{automatic}.backend(), gpu ? "cuda" : "cpu");
+  automatic.options.decoder = decoder_kind::reference;  // runs on the CPU only: auto means cpu
+  EXPECT_EQ(sim_family{automatic}.backend(), "cpu");
   EXPECT_THROW(sim_family{k7(3)}, invalid_argument);  // shorter than the K-1 = 6 tail
   sim_setup rsc(conv_code::recursive_systematic(4, {013, 015}), puncture_pattern::none(2));
   rsc.frame_bits = 70;  // a multiple of the feedback's period 7: no tail-biting start state
@@ -132,6 +141,24 @@ TEST(ConvSimulation, RefusalsNameTheField) {
   const sim_family fam(k7());
   EXPECT_THROW(fam.validate_point(std::nan("")), invalid_argument);
   EXPECT_NO_THROW(fam.validate_point(-3.5));
+}
+
+// decoder_backend: cpu stays cpu; automatic is cpu for the CPU-only decoders and cuda for the
+// others exactly when a device exists; cuda needs a device and the tiled decoder.
+TEST(ConvSimulation, DecoderBackendResolvesAutoAndRefusesCpuOnlyDecoders) {
+  const bool gpu = cuda_device_count() > 0;
+  for (const decoder_kind d : {decoder_kind::automatic, decoder_kind::reference, decoder_kind::fast,
+                               decoder_kind::tiled}) {
+    SCOPED_TRACE(std::string(name_of(d)));
+    const bool tiled = d == decoder_kind::automatic || d == decoder_kind::tiled;
+    EXPECT_EQ(decoder_backend(backend::cpu, d), backend::cpu);
+    EXPECT_EQ(decoder_backend(backend::automatic, d), gpu && tiled ? backend::cuda : backend::cpu);
+    if (gpu && tiled) {
+      EXPECT_EQ(decoder_backend(backend::cuda, d), backend::cuda);
+    } else {
+      EXPECT_THROW(decoder_backend(backend::cuda, d), invalid_argument);
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // `bench conv`: the reference and the fast decoder on the same frames, one thread and all threads,
-// with VOLK's K = 7 kernel as a peer when built with it (bench/conv/bench.hpp).
+// with VOLK's K = 7 kernel as a peer when built with it, and the CUDA tiled decoder on host and
+// device batches beside them (--backend cuda, or all with a device) (bench/conv/bench.hpp).
 #include <iostream>
 #include <memory>
 
@@ -56,13 +57,17 @@ action bench_conv(CLI::App& cmd, const bench_options& common) {
       ->check(finite())
       ->capture_default_str();
   return [o, &common] {
-    // No CUDA conv decoder exists: cpu, auto and all run the CPU rows; cuda is an error.
-    require_cpu_backend(common.backend);
+    // The CPU rows always run (the CUDA rows' ratios are against them); cuda, and all or auto
+    // when a device exists, add the CUDA rows; --backend cuda without a device throws here (exit
+    // 1), never a run of CPU rows only.
+    bool cuda = false;
+    for (const backend b : common.resolved_backends()) cuda |= b == backend::cuda;
     output_file json;  // opened before any work: a bad path fails at once
     if (!common.json_path.empty()) json = output_file(common.json_path);
     conv::bench_config cfg = o->config;
     cfg.seed = common.seed;
     cfg.threads = common.threads;
+    cfg.cuda = cuda;
     const conv::bench_result result = conv::run_bench(cfg);
     std::cout << conv::format_table(result, cfg);
     std::cout.flush();

@@ -61,7 +61,8 @@ void add_code_options(CLI::App& cmd, conv_code_options& o, std::vector<std::stri
       ->capture_default_str();
 }
 
-conv::decoder_options conv_decoder_cli_options::options(conv::termination term) const {
+conv::decoder_options conv_decoder_cli_options::options(conv::termination term,
+                                                        backend where) const {
   if (wrap_option->count() && term != conv::termination::tail_biting)
     throw usage_error(
         cat("--wrap-stages applies to --term tailbiting only (--term ", name_of(term), ")"));
@@ -70,6 +71,11 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term) 
   d.reference_metric = parse_name<conv::metric_type>(metric, "--metric");
   d.llr_scale = llr_scale;
   d.wrap_stages = wrap_stages;
+  d.kernel = parse_name<conv::cuda_kernel>(cuda_kernel, "--cuda-kernel");
+  if (kernel_option && kernel_option->count() && where != backend::cuda)
+    throw usage_error(cat("--cuda-kernel ", cuda_kernel,
+                          " applies to the CUDA decoder (this run is on the CPU: --backend cuda, "
+                          "or auto with a GPU and --decoder auto or tiled)"));
   if (d.decoder == conv::decoder_kind::tiled && wrap_option->count())
     throw usage_error(
         "--wrap-stages: the tiled decoder wraps its tiles around a tail-biting "
@@ -90,9 +96,10 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term) 
 
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
   cmd.add_option("--decoder", o.decoder,
-                 "auto (fast where the CPU has SIMD), reference (exact ML Viterbi), fast "
-                 "(Highway SIMD, int16 metrics) or tiled (the GPU algorithm on the CPU: tiles "
-                 "with overlaps, see --tile)")
+                 "auto (CUDA: tiled; CPU: fast where the CPU has SIMD), reference (exact ML "
+                 "Viterbi, CPU), fast (Highway SIMD, int16 metrics, CPU) or tiled (tiles with "
+                 "overlaps, see --tile: the CUDA kernel, or its algorithm on the CPU with "
+                 "--backend cpu, deciding alike)")
       ->check(CLI::IsMember(names_of<conv::decoder_kind>()))
       ->capture_default_str();
   o.metric_option = cmd.add_option("--metric", o.metric, "the reference decoder's path metrics")
@@ -108,17 +115,34 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                                  "depth 2.5 K / (1 - R))")
                       ->check(unsigned_integer() & in_range(0, 1 << 20))
                       ->capture_default_str();
+  o.kernel_option =
+      cmd.add_option("--cuda-kernel", o.cuda_kernel,
+                     "CUDA: the tiled decoder's kernel, auto (registers where they apply, else "
+                     "shared), registers (a thread per tile, common codes, f0 > 0) or shared (a "
+                     "warp per tile, every code); the bits are the same")
+          ->check(CLI::IsMember(names_of<conv::cuda_kernel>()))
+          ->capture_default_str();
   cmd.add_option("--tile", o.tile,
                  "tiled decoder: f,v1,v2[,f0]: f decoded stages per tile, v1 and v2 overlap "
                  "stages on the left and right, f0 stages per parallel-traceback subframe (0 = "
                  "one traceback per tile); default 256,D,D,0 with D = 2.5 K / (1 - R)");
 }
 
-void require_cpu_backend(const std::string& backend_name) {
-  require(
-      backend_name != "cuda",
-      "--backend cuda: the conv commands run on the CPU in this version (the CUDA tiled decoder "
-      "is in the library but not yet on the command line); use --backend cpu or auto");
+backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {
+  const auto where = parse_name<backend>(backend_name, "--backend");
+  const auto decoder = parse_name<conv::decoder_kind>(d.decoder, "--decoder");
+  if (where == backend::automatic && d.wrap_option && d.wrap_option->count() > 0)
+    return backend::cpu;  // the wrap-around belongs to the CPU's full-traceback decoders
+  return from_options([&] {
+    try {
+      return conv::decoder_backend(where, decoder);
+    } catch (const backend_unavailable&) {
+      throw;
+    } catch (const invalid_argument& e) {
+      throw invalid_argument(
+          cat("--backend ", backend_name, " --decoder ", d.decoder, ": ", e.what()));
+    }
+  });
 }
 
 }  // namespace gpufec::cli

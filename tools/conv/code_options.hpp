@@ -11,6 +11,7 @@
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/puncture.hpp"
+#include "gpufec/conv/simulation.hpp"
 
 namespace gpufec::cli {
 
@@ -37,17 +38,23 @@ struct conv_decoder_cli_options {
   double llr_scale = 0;
   std::size_t wrap_stages = 0;
   std::string tile;  // f,v1,v2[,f0]; empty: the plan's default
-  CLI::Option *metric_option = nullptr, *wrap_option = nullptr;
+  std::string cuda_kernel = "auto";
+  CLI::Option *metric_option = nullptr, *wrap_option = nullptr, *kernel_option = nullptr;
 
-  // The library options for a termination (usage_error for --wrap-stages without tail-biting or
-  // with the tiled decoder, and for --tile without it or malformed).
-  conv::decoder_options options(conv::termination term) const;
+  // The library options for a termination and the backend the command runs on (usage_error for
+  // --wrap-stages without tail-biting or with the tiled decoder, for --tile without it or
+  // malformed, and for --cuda-kernel on the CPU).
+  conv::decoder_options options(conv::termination term, backend where) const;
 };
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 
-// The conv family runs on the CPU: --backend cuda is refused (gpufec::invalid_argument, exit 1:
-// the command line is valid, this build cannot run it); auto and cpu run on the CPU.
-void require_cpu_backend(const std::string& backend_name);
+// The backend a conv command runs on for --backend `backend_name` and the decoder options
+// (conv::decoder_backend): cpu; cuda, whose decoder is the CUDA tiled decoder; auto, cuda when a
+// CUDA device is usable and the decoder can run there (--decoder auto or tiled, and no
+// --wrap-stages, which asks for a full-traceback decoder), else cpu. --backend cuda without CUDA
+// or a device is backend_unavailable (exit 1: the command line is valid, this machine cannot run
+// it); with --decoder reference or fast a usage_error (exit 2).
+backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d);
 
 // Runs `make`, turning the library's invalid_argument (a description that names its bad field)
 // into a usage_error: the values came from the command line.

@@ -44,20 +44,21 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       ->capture_default_str();
   cmd.add_option("--llr", o->llr,
                  "decoder input: float (2y/sigma^2), int8 (quantized at 127 / LLR(1 + 3 sigma)) "
-                 "or hard (the sign)")
+                 "or hard (the sign); on CUDA, int8 LLRs are made and decoded on the GPU, float "
+                 "and hard ones are made on the CPU and copied over")
       ->check(CLI::IsMember(names_of<sim::llr_kind>()))
       ->capture_default_str();
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    require_cpu_backend(common.backend);
+    const backend where = conv_backend(common.backend, o->decoder);
     const conv::sim_family fam = from_options([&] {
       const conv::conv_code code = o->code.code();
       conv::sim_setup s(code, o->code.pattern(code));
       s.frame_bits = o->frame_bits;
       s.term = parse_name<conv::termination>(o->code.term, "--term");
       s.llr = parse_name<sim::llr_kind>(o->llr, "--llr");
-      s.options = o->decoder.options(s.term);
-      s.where = backend::cpu;
+      s.options = o->decoder.options(s.term, where);
+      s.where = where;
       return conv::sim_family(std::move(s));
     });
     return run_simulation(fam, "--ebn0", o->ebn0, common);
@@ -163,12 +164,18 @@ Examples:
   gpufec simulate conv --K 7 --polys 171,133 --ebn0 0:6:0.5 --frame-bits 1000
   gpufec simulate conv --rate 3/4 --term tailbiting --llr int8 --ebn0 3:6:1 --json ber.json
   gpufec simulate conv --K 4 --polys 13,15 --rsc --ebn0 1,2,3 --decoder reference
+  gpufec simulate conv --backend cuda --llr int8 --ebn0 2:5:0.5 --frame-bits 8192 --json gpu.json
+  gpufec simulate conv --backend cpu --decoder tiled --llr int8 --ebn0 2:5:0.5 --frame-bits 8192
   gpufec encode conv --frame-bits 100 --rate 3/4 -i bits.txt -o coded.txt
   gpufec channel awgn --ebn0 5 --rate 0.7 -i coded.txt -o llr.txt --seed 1
   gpufec decode conv --frame-bits 100 --rate 3/4 -i llr.txt -o decided.txt
+  gpufec decode conv --frame-bits 8192 --backend cuda --input-format i8 -i llr.i8 -o bits.bin
   gpufec decode conv --term stream --input-format f32 -i capture.f32 -o bits.bin --output-format packed
   gpufec bench conv --K 7 --rates 1/2 --json bench.json
+  gpufec bench conv --backend cuda --K 7 --rates 1/2 3/4 --json bench.json
 LLRs: positive means bit 0 (L = 2y/sigma^2); --llr-sign positive-is-1 takes the other convention.
+--backend cuda runs the CUDA tiled decoder (the same decisions as --backend cpu --decoder tiled
+with the same --tile); auto picks it when a GPU exists and --decoder is auto or tiled.
 )";
 
 }  // namespace

@@ -1,9 +1,10 @@
 // `decode conv`: LLRs in (text, raw float32 or raw int8, either sign convention), decided bits out
 // (text or packed). Frames mode decodes whole frames of --frame-bits with a decoder_plan, a batch
-// at a time; stream mode (--term stream, like MATLAB vitdec 'cont') feeds a stream_decoder. Both
-// read the input in chunks (sample_reader) and write the bits as they go through one output_file
-// committed at the end, so memory is bounded whatever the input size and a failed run leaves no
-// output behind.
+// at a time, on the CPU or on CUDA (--backend: the CUDA tiled decoder takes each chunk as a host
+// batch through the plan's own device buffers); stream mode (--term stream, like MATLAB vitdec
+// 'cont') feeds a stream_decoder on the CPU. Both read the input in chunks (sample_reader) and
+// write the bits as they go through one output_file committed at the end, so memory is bounded
+// whatever the input size and a failed run leaves no output behind.
 #include <unistd.h>
 
 #include <algorithm>
@@ -167,7 +168,7 @@ struct decode_run {
 
   void stream(const conv::conv_code& code, const conv::puncture_pattern& pattern) {
     conv::stream_options so;
-    const conv::decoder_options d = o.decoder.options(conv::termination::truncated);
+    const conv::decoder_options d = o.decoder.options(conv::termination::truncated, backend::cpu);
     so.decoder = d.decoder;
     so.llr_scale = d.llr_scale;
     so.traceback_depth = o.traceback;
@@ -196,8 +197,8 @@ struct decode_run {
   }
 
   void frames(const conv::conv_code& code, const conv::puncture_pattern& pattern,
-              conv::termination term, int threads) {
-    conv::decoder_options d = o.decoder.options(term);
+              conv::termination term, int threads, backend where) {
+    conv::decoder_options d = o.decoder.options(term, where);
     d.threads = threads;
     const conv::frame_shape shape =
         from_options([&] { return conv::make_frame_shape(code, pattern, o.frame_bits, term); });
@@ -215,7 +216,7 @@ struct decode_run {
     if (width && in.size() > 0 && (static_cast<std::uint64_t>(in.size()) / width) % n != 0)
       throw not_whole(static_cast<std::uint64_t>(in.size()) / width);
     conv::decoder_plan plan = from_options([&] {
-      return conv::decoder_plan(code, pattern, o.frame_bits, term, d, backend::cpu, batch_frames);
+      return conv::decoder_plan(code, pattern, o.frame_bits, term, d, where, batch_frames);
     });
     progress_line progress(in);
     std::uint64_t frames_done = 0;
@@ -239,9 +240,14 @@ struct decode_run {
     progress.clear();
     const conv::plan_summary& chosen = plan.summary();
     std::cerr << "gpufec: decoded " << frames_done << " frames of " << n << " LLRs into "
-              << sink.count() << " bits (" << name_of(chosen.decoder) << " decoder"
-              << (chosen.kernel.empty() ? "" : ", " + chosen.kernel) << ", " << chosen.threads
-              << " threads)\n";
+              << sink.count() << " bits (" << name_of(chosen.decoder) << " decoder";
+    if (chosen.decoder == conv::decoder_kind::tiled)
+      std::cerr << ", tile " << chosen.tile.to_string();
+    if (chosen.where == backend::cuda)
+      std::cerr << ", CUDA: " << chosen.kernel << ", batches of " << batch_frames << " frames)\n";
+    else
+      std::cerr << (chosen.kernel.empty() ? "" : ", " + chosen.kernel) << ", " << chosen.threads
+                << " threads)\n";
   }
 };
 
@@ -291,8 +297,14 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
       ->check(unsigned_integer() & in_range(1, 1 << 28))
       ->capture_default_str();
   return [o, &common] {
-    require_cpu_backend(common.backend);
     const bool stream = o->code.term == "stream";
+    // The stream decoder runs on the CPU: auto means cpu there, cuda is refused (exit 1: no CUDA
+    // stream decoder in this version).
+    if (stream && common.backend == "cuda")
+      throw invalid_argument(
+          "--backend cuda: --term stream decodes on the CPU (the CUDA tiled decoder takes frames: "
+          "give --frame-bits and a frame termination); use --backend cpu or auto");
+    const backend where = stream ? backend::cpu : conv_backend(common.backend, o->decoder);
     if (stream && o->frame_option->count())
       throw usage_error("--frame-bits and --term stream clash: a stream has no frames");
     if (!stream && !o->frame_option->count())
@@ -329,7 +341,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
       run.stream(code, pattern);
     else
       run.frames(code, pattern, parse_name<conv::termination>(o->code.term, "--term"),
-                 common.threads);
+                 common.threads, where);
     run.sink.finish();
     out.commit();
     return 0;

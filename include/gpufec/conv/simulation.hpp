@@ -5,8 +5,14 @@
 // draws for (seed, point, f); the sweep value is Eb/N0 in dB, with Eb per information bit (the
 // rate counts the tail and the puncturing: R = frame bits / coded bits).
 //
-// The CUDA conv decoder does not exist yet: a setup for backend::cuda is refused on construction
-// (invalid_argument), and backend::automatic runs on the CPU.
+// On backend::cuda the decoder is the CUDA tiled decoder (decoder_plan on backend::cuda), which
+// decides exactly as the CPU tiled decoder with the same tile: int8 LLRs are made on the GPU by
+// the CUDA chain and decoded there through the plan's device path (no byte through the host);
+// float LLRs and hard decisions, which the plan takes from host memory only, come from the CPU
+// chain and go to the GPU as host batches (float quantized per frame on the host). Either way
+// frame f sees the same bits and noise as on the CPU, so a CPU run with --decoder tiled and the
+// same tile reports the same counts. backend::automatic is cuda when a CUDA device is usable and
+// the decoder can run there (automatic or tiled), else cpu (decoder_backend).
 #pragma once
 
 #include <cstddef>
@@ -32,16 +38,29 @@ struct sim_setup {
   // What the decoder receives: float LLRs 2y/sigma^2, int8 LLRs quantized by channel::llr_to_int8
   // at channel::int8_llr_scale(sigma) (|y| = 1 + 3 sigma maps to 127), or hard decisions.
   sim::llr_kind llr = sim::llr_kind::f32;
-  decoder_options options;  // decoder, reference metric, llr_scale, wrap_stages (threads: 0)
-  backend where = backend::cpu;
+  decoder_options options;       // decoder, reference metric, llr_scale, wrap_stages (threads: 0)
+  backend where = backend::cpu;  // cpu, cuda or automatic (decoder_backend)
 };
+
+// Where a conv decoder with `decoder` runs when `where` is asked for: cpu stays cpu; cuda is cuda
+// (backend_unavailable without CUDA compiled or a device; the CUDA decoder is the tiled decoder,
+// so reference and fast are then refused, invalid_argument naming the decoder); automatic is cuda
+// when a device is usable and the decoder is automatic or tiled, else cpu (reference and fast run
+// on the CPU only).
+backend decoder_backend(backend where, decoder_kind decoder);
+
+// How the chain for a setup feeds a CUDA decoder: true when its LLRs are made on the GPU and
+// decoded in device memory (int8 LLRs), false when they come from host memory.
+bool device_llrs(const sim_setup& s);
 
 // Checks the setup as the chain will use it (the code, the pattern's rows, the frame length for
 // the termination, a recursive code that cannot tail-bite the frame length, the options, the
-// backend) and throws invalid_argument naming the field.
+// backend) and throws invalid_argument naming the field (backend_unavailable for cuda without a
+// usable device).
 void validate(const sim_setup& s);
 
-// The setup as the BPSK/AWGN chain takes it. Its decoders are decoder_plans on the CPU.
+// The setup as the BPSK/AWGN chain takes it. Its decoders are decoder_plans on
+// decoder_backend(s.where, s.options.decoder), whichever chain asks for them.
 sim::binary_code binary_code(const sim_setup& s);
 
 class sim_family final : public sim::family {
@@ -49,7 +68,7 @@ class sim_family final : public sim::family {
   explicit sim_family(sim_setup setup);  // validates (see validate)
   std::string name() const override { return "conv"; }
   std::string sweep_name() const override { return "Eb/N0"; }
-  std::string backend() const override { return "cpu"; }
+  std::string backend() const override { return to_string(where_); }
   // Eb/N0 in dB: any finite value.
   void validate_point(double ebn0_db) const override;
   sim::fields parameters() const override;
@@ -59,6 +78,7 @@ class sim_family final : public sim::family {
 
  private:
   sim_setup setup_;
+  gpufec::backend where_ = gpufec::backend::cpu;  // resolved: cpu or cuda
   plan_summary resolved_;  // what a plan for this setup chooses (decoder, wrap stages, shape)
 };
 
