@@ -138,11 +138,11 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   SKIP_WITHOUT_GPU();
   decoder_options options;
   options.kernel = cuda_kernel::registers;
-  const auto refused = [&](const conv_code& code, const tile_shape& tile) {
+  const auto refused = [&](const conv_code& code, const tile_shape& tile, std::size_t N = 500) {
     options.tile = tile;
     try {
-      decoder_plan(code, puncture_pattern::none(code.beta()), 500, termination::truncated,
-                   options, backend::cuda, 1);
+      decoder_plan(code, puncture_pattern::none(code.beta()), N, termination::truncated, options,
+                   backend::cuda, 1);
     } catch (const invalid_argument& e) {
       return std::string(e.what()).find("register kernel") != std::string::npos;
     }
@@ -150,7 +150,8 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   };
   EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), {}));
   EXPECT_TRUE(refused(conv_code::recursive_systematic(5, {023, 035}), {}));
-  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{60000, 36, 36, 0}));
+  // A ring of 6036 stages (48 KB a thread) does not fit; the shared kernel's tile would.
+  EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{6000, 36, 36, 0}, 20000));
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{1024, 35, 35, 64}));
   EXPECT_FALSE(refused(conv_code(7, {0171, 0133}), {}));
 }
