@@ -53,26 +53,35 @@ workload make_workload(const bench_config& cfg, std::uint32_t N, std::size_t fra
   return w;
 }
 
+// threads < 0: the CUDA plan's device path.
 bench_row measure(const workload& w, const decoder_options& o, const std::string& name, int threads,
                   std::size_t frames, int repeats) {
   const std::uint32_t N = w.code.N(), K = w.code.K();
   frames = std::max<std::size_t>(1, std::min(frames, w.frames));
   decoder_options opts = o;
-  opts.threads = threads;
-  decoder_plan plan(w.code, opts, backend::cpu, frames);
+  const bool cuda = threads < 0;
+  opts.threads = cuda ? 0 : threads;
+  if (cuda) opts.path = implementation::automatic;
+  decoder_plan plan(w.code, opts, cuda ? backend::cuda : backend::cpu, frames);
   std::vector<std::uint8_t> bits(frames * K);
   std::vector<std::uint32_t> iterations(frames);
-  auto run = [&] {
-    const auto start = std::chrono::steady_clock::now();
-    plan.decode(batch_view<float>::uniform(w.llr.data(), frames, N),
-                batch_span<std::uint8_t>::uniform(bits.data(), frames, K), iterations);
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  run();  // warm-up: first touch of the scratch, the thread pool
-  std::vector<double> times;
-  for (int rep = 0; rep < repeats; ++rep) times.push_back(run());
-  std::sort(times.begin(), times.end());
-  const double seconds = times[times.size() / 2];
+  const auto llr = batch_view<float>::uniform(w.llr.data(), frames, N);
+  const auto out = batch_span<std::uint8_t>::uniform(bits.data(), frames, K);
+  double seconds = 0;
+  if (cuda) {
+    seconds = plan.time_device(llr, out, iterations, repeats);
+  } else {
+    auto run = [&] {
+      const auto start = std::chrono::steady_clock::now();
+      plan.decode(llr, out, iterations);
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    run();  // warm-up: first touch of the scratch, the thread pool
+    std::vector<double> times;
+    for (int rep = 0; rep < repeats; ++rep) times.push_back(run());
+    std::sort(times.begin(), times.end());
+    seconds = times[times.size() / 2];
+  }
   std::size_t errors = 0;
   for (std::size_t f = 0; f < frames; ++f)
     errors += !std::equal(bits.begin() + f * K, bits.begin() + (f + 1) * K, w.info.begin() + f * K);
@@ -81,7 +90,8 @@ bench_row measure(const workload& w, const decoder_options& o, const std::string
   r.K = K;
   r.construction = w.code.spec().to_string();
   r.decoder = name;
-  r.path = std::string(name_of(plan.summary().path));
+  r.path = cuda ? "cuda" : std::string(name_of(plan.summary().path));
+  if (cuda) r.kernel = plan.summary().kernel;
   r.threads = plan.summary().threads;
   r.frames = frames;
   r.seconds = seconds;
@@ -138,7 +148,9 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
   for (const std::uint32_t N : cfg.lengths) {
     const std::size_t frames =
         cfg.frames ? cfg.frames : std::max<std::size_t>(64, (std::size_t{1} << 22) / N);
-    const workload w = make_workload(cfg, N, frames);
+    const std::size_t cuda_frames =
+        std::max<std::size_t>(frames, std::max<std::size_t>(1, (std::size_t{1} << 25) / N));
+    const workload w = make_workload(cfg, N, cfg.cuda ? cuda_frames : frames);
     auto add = [&](const decoder_options& o, const std::string& name, std::size_t count) {
       for (const int threads : {1, all}) {
         rows.push_back(measure(w, o, name, threads, count, cfg.repeats));
@@ -155,9 +167,16 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
       add(sc, "SC fast (" + std::string(name_of(rule)) + ")", frames);
     }
     for (const bench_bp& b : cfg.bp)
-      for (const bool early : {false, true})
-        add(bp_options(b, implementation::fast, early), bp_name(b) + (early ? " early" : ""),
-            frames / (b.iterations > 10 ? 8 : 4));
+      for (const bool early : {false, true}) {
+        const std::string name = bp_name(b) + (early ? " early" : "");
+        add(bp_options(b, implementation::fast, early), name, frames / (b.iterations > 10 ? 8 : 4));
+        if (!cfg.cuda) continue;
+        const double cpu_mbps = rows.back().info_mbps;
+        rows.push_back(measure(w, bp_options(b, implementation::automatic, early), name, -1,
+                               cuda_frames, cfg.repeats));
+        rows.back().cpu_ratio = rows.back().info_mbps / cpu_mbps;
+        if (on_row) on_row(rows.back());
+      }
     for (const bench_bp& b : cfg.bp_reference)
       add(bp_options(b, implementation::reference, false), bp_name(b) + " reference", frames / 32);
   }
@@ -184,10 +203,15 @@ std::string format_header(const bench_config& cfg) {
 
 std::string format_row(const bench_row& r) {
   char line[256];
-  std::snprintf(line, sizeof line, "  %6u %6u %-26s %-9s %7d %8zu %10.3f %10.2f %8.4f %6.2f\n", r.N,
+  std::snprintf(line, sizeof line, "  %6u %6u %-26s %-9s %7d %8zu %10.3f %10.2f %8.4f %6.2f", r.N,
                 r.K, r.decoder.c_str(), r.path.c_str(), r.threads, r.frames, r.seconds * 1e3,
                 r.info_mbps, r.fer, r.mean_iterations);
-  return line;
+  std::string text = line;
+  if (r.cpu_ratio > 0) {
+    std::snprintf(line, sizeof line, "  x%.1f vs CPU; %s", r.cpu_ratio, r.kernel.c_str());
+    text += line;
+  }
+  return text + "\n";
 }
 
 nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& cfg) {
@@ -205,17 +229,20 @@ nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& c
         {"lanes", probe.summary().lanes}}},
       {"rows", nlohmann::json::array()}};
   for (const bench_row& r : rows)
-    out["rows"].push_back({{"N", r.N},
-                           {"K", r.K},
-                           {"construction", r.construction},
-                           {"decoder", r.decoder},
-                           {"path", r.path},
-                           {"threads", r.threads},
-                           {"frames", r.frames},
-                           {"seconds", r.seconds},
-                           {"info_mbps", r.info_mbps},
-                           {"fer", r.fer},
-                           {"mean_iterations", r.mean_iterations}});
+    out["rows"].push_back(
+        {{"N", r.N},
+         {"K", r.K},
+         {"construction", r.construction},
+         {"decoder", r.decoder},
+         {"path", r.path},
+         {"threads", r.threads},
+         {"frames", r.frames},
+         {"seconds", r.seconds},
+         {"info_mbps", r.info_mbps},
+         {"fer", r.fer},
+         {"mean_iterations", r.mean_iterations},
+         {"cpu_ratio", r.cpu_ratio > 0 ? nlohmann::json(r.cpu_ratio) : nlohmann::json()},
+         {"kernel", r.kernel}});
   return out;
 }
 

@@ -37,6 +37,9 @@ struct bench_config {
   int repeats = 5;
   std::size_t frames = 0;  // per fast call; 0: 2^22 / N (about 4 Mbit at rate 1/2), at least 64
   std::uint64_t seed = 1;  // of the information bits and the noise (Philox streams, frame f)
+  // Also time every BP row on the CUDA plan's device path (decoder only, CUDA events, LLRs
+  // already in device memory) on at least 2^25 / N frames, beside the CPU rows.
+  bool cuda = false;
 };
 
 struct bench_row {
@@ -50,6 +53,8 @@ struct bench_row {
   double info_mbps = 0;  // frames * K / seconds / 1e6
   double fer = 0;
   double mean_iterations = 0;  // BP: per frame; SC: 0
+  double cpu_ratio = 0;        // CUDA rows: info_mbps over the same BP row's, fast, all threads
+  std::string kernel;          // CUDA rows: the plan's layout and launch shape
 };
 
 // The configuration the program runs by default (quick: N = 1024 only, fewer BP variants).

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "gpufec/common/error.hpp"
+#include "polar/cuda_engine.hpp"
 #include "polar/engine.hpp"
 
 namespace gpufec::polar {
@@ -60,10 +61,25 @@ void validate(const polar_code& code, const decoder_options& o, std::size_t max_
 decoder_plan::decoder_plan(const polar_code& code, const decoder_options& options, backend where,
                            std::size_t max_batch)
     : code_(code), options_(options) {
-  if (where == backend::cuda) throw invalid_argument("the CUDA polar decoder is not built yet");
   validate(code_, options_, max_batch);
-  summary_.where = backend::cpu;  // automatic: the CPU until the CUDA decoder exists (issue 25)
   summary_.max_batch = max_batch;
+  if (where == backend::cuda) {
+    require(options_.decoder == decoder_kind::bp,
+            "the CUDA polar decoder is BP (decoder = sc): plan SC on backend::cpu (--backend cpu)");
+    require(options_.path == implementation::automatic, "implementation ", name_of(options_.path),
+            " names a CPU path; a CUDA plan takes path = auto");
+    const auto make = cuda_factory<detail::cuda_bp_entry>("the CUDA polar BP decoder");
+    auto engine = make(code_, options_, max_batch);
+    device_ = engine.get();
+    summary_.where = backend::cuda;
+    summary_.path = implementation::fast;
+    summary_.threads = 1;
+    summary_.kernel = engine->describe();
+    summary_.scratch_bytes = engine->device_bytes();
+    engine_ = std::move(engine);
+    return;
+  }
+  summary_.where = backend::cpu;  // automatic: the CPU
 
   const detail::simd_target target = detail::fast_simd_target();
   implementation path = options_.path;
@@ -113,8 +129,11 @@ std::string decoder_plan::describe() const {
   if (o.decoder == decoder_kind::bp)
     os << ", " << o.iterations << " iterations"
        << (o.early_stop ? " at most (G-matrix early stop)" : "");
-  os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where) << ", "
-     << name_of(s.path) << " path";
+  os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where) << ", ";
+  if (s.where == backend::cuda)
+    return os.str() + s.kernel + ", max batch " + std::to_string(s.max_batch) + ", device memory " +
+           std::to_string(s.scratch_bytes) + " B\n";
+  os << name_of(s.path) << " path";
   if (s.path == implementation::fast)
     os << " (" << s.simd_target << ", " << s.lanes << " codewords per vector)";
   os << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s") << ", max batch "
@@ -128,8 +147,7 @@ std::string decoder_plan::describe() const {
 void decoder_plan::check_input(batch_view<float> llr, std::size_t out_frames,
                                std::size_t out_stride, std::size_t iteration_entries) const {
   const std::size_t N = code_.N();
-  require(!llr.on_device(),
-          "the polar CPU decoder reads host memory (the LLR batch is on the device)");
+  require(!llr.on_device(), "polar decode: host batches (the LLR batch is in device memory)");
   require(llr.is_uniform(), "polar LLR batches must be uniform (every frame N = ", N, " values)");
   require(llr.stride == N, "LLR frames must have N = ", N, " values (stride = ", llr.stride, ")");
   require(llr.frames() <= summary_.max_batch, "a batch of ", llr.frames(),
@@ -153,11 +171,80 @@ void decoder_plan::check_input(batch_view<float> llr, std::size_t out_frames,
   }
 }
 
+void decoder_plan::check_device(batch_view<float> llr, std::size_t out_frames,
+                                std::size_t out_stride) const {
+  const std::size_t N = code_.N();
+  require(device_ != nullptr,
+          "polar decode: batches in device memory need a CUDA plan (this one runs on the CPU)");
+  require(llr.is_uniform(), "polar LLR batches must be uniform (every frame N = ", N, " values)");
+  require(llr.stride == N, "LLR frames must have N = ", N, " values (stride = ", llr.stride, ")");
+  require(out_frames == llr.frames(), "the output has room for ", out_frames,
+          " frames, the input has ", llr.frames());
+  const std::size_t expected =
+      options_.output == output_kind::codeword_llrs ? N : static_cast<std::size_t>(code_.K());
+  require(out_stride == expected, "output frames must have ", expected, " values (",
+          name_of(options_.output), " output; stride = ", out_stride, ")");
+}
+
+void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
+                          cuda_stream stream, std::uint32_t* iterations) {
+  require(options_.output == output_kind::hard, "this plan's output is ", name_of(options_.output),
+          ": call decode_soft");
+  require(llr.on_device() && info_bits.on_device(),
+          "polar decode on a stream: the LLRs and the bits must both be in device memory");
+  check_device(llr, info_bits.frames(), info_bits.stride);
+  detail::decode_request r;
+  r.llr = llr.data;
+  r.frames = llr.frames();
+  r.info_bits = info_bits.data;
+  r.iterations = iterations;
+  device_->decode_device(r, stream);
+}
+
+void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft, cuda_stream stream,
+                               std::uint32_t* iterations) {
+  require(options_.output != output_kind::hard,
+          "this plan's output is hard: call decode (or plan with info-llr or codeword-llr)");
+  require(llr.on_device() && soft.on_device(),
+          "polar decode_soft on a stream: the LLRs and the outputs must both be in device memory");
+  check_device(llr, soft.frames(), soft.stride);
+  detail::decode_request r;
+  r.llr = llr.data;
+  r.frames = llr.frames();
+  r.soft = soft.data;
+  r.soft_stride = soft.stride;
+  r.iterations = iterations;
+  device_->decode_device(r, stream);
+}
+
+double decoder_plan::time_device(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
+                                 std::span<std::uint32_t> iterations, int repeats) {
+  require(device_ != nullptr, "time_device needs a CUDA plan (this one runs on the CPU)");
+  require(options_.output == output_kind::hard,
+          "time_device times hard outputs (output = ", name_of(options_.output), ")");
+  require(repeats >= 1, "repeats must be at least 1 (repeats = ", repeats, ")");
+  require(!info_bits.on_device(), "time_device takes host batches");
+  check_input(llr, info_bits.frames(), info_bits.stride, iterations.size());
+  detail::decode_request r;
+  r.llr = llr.data;
+  r.frames = llr.frames();
+  r.info_bits = info_bits.data;
+  r.iterations = iterations.empty() ? nullptr : iterations.data();
+  return device_->time_device(r, repeats);
+}
+
 void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
                           std::span<std::uint32_t> iterations) {
   require(options_.output == output_kind::hard, "this plan's output is ", name_of(options_.output),
           ": call decode_soft");
-  require(!info_bits.on_device(), "the polar CPU decoder writes host memory");
+  if (device_ && llr.on_device() && info_bits.on_device()) {
+    require(iterations.empty(),
+            "iterations of a device batch: use decode(..., stream, iterations)");
+    decode(llr, info_bits, cuda_stream{}, nullptr);
+    device_->wait(nullptr);
+    return;
+  }
+  require(!info_bits.on_device(), "polar decode: host batches (the bits are in device memory)");
   check_input(llr, info_bits.frames(), info_bits.stride, iterations.size());
   detail::decode_request r;
   r.llr = llr.data;
@@ -171,7 +258,13 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
                                std::span<std::uint32_t> iterations) {
   require(options_.output != output_kind::hard,
           "this plan's output is hard: call decode (or plan with info-llr or codeword-llr)");
-  require(!soft.on_device(), "the polar CPU decoder writes host memory");
+  if (device_ && llr.on_device() && soft.on_device()) {
+    require(iterations.empty(), "iterations of a device batch: use decode_soft(..., stream, ...)");
+    decode_soft(llr, soft, cuda_stream{}, nullptr);
+    device_->wait(nullptr);
+    return;
+  }
+  require(!soft.on_device(), "polar decode_soft: host batches (the outputs are in device memory)");
   check_input(llr, soft.frames(), soft.stride, iterations.size());
   detail::decode_request r;
   r.llr = llr.data;

@@ -18,19 +18,28 @@ namespace gpufec::polar {
 
 namespace {
 
-// The chain's decoder: a hard-output plan on the CPU. BP calls report the iterations each frame
-// ran; their sum and the frames decoded give the point's mean (asked for once its frames are
-// done: a chain, and so this decoder, lives for one point).
+// The chain's decoder: a hard-output plan on the CPU or on CUDA (host batches: the chain's LLRs
+// are the CPU chain's, so both backends decode the same floats). BP calls report the iterations
+// each frame ran; their sum and the frames decoded give the point's mean (asked for once its
+// frames are done: a chain, and so this decoder, lives for one point). Device batches (a CUDA
+// chain) are decoded on the chain's stream without iteration counts.
 class plan_decoder final : public sim::binary_decoder {
  public:
-  plan_decoder(const polar_code& code, const decoder_options& options, std::size_t max_batch)
-      : plan_(code, options, backend::cpu, max_batch),
+  plan_decoder(const polar_code& code, const decoder_options& options, backend where,
+               std::size_t max_batch)
+      : plan_(code, options, where, max_batch),
         iterations_(options.decoder == decoder_kind::bp ? max_batch : 0) {}
 
   using sim::binary_decoder::decode;
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
 
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream) override {
+    if (llr.on_device()) {
+      plan_.decode(llr, bits, stream);
+      frames_ += llr.frames();
+      uncounted_ = true;
+      return;
+    }
     if (iterations_.empty()) {
       plan_.decode(llr, bits);
       frames_ += llr.frames();
@@ -45,14 +54,15 @@ class plan_decoder final : public sim::binary_decoder {
   sim::fields details() const override {
     const plan_summary& s = plan_.summary();
     sim::fields d{{"path", std::string(name_of(s.path))}};
-    if (s.path == implementation::fast) {
+    if (s.where == backend::cuda) d.emplace_back("kernel", s.kernel);
+    if (s.where == backend::cpu && s.path == implementation::fast) {
       d.emplace_back("simd", s.simd_target);
       d.emplace_back("lanes", s.lanes);
     }
     d.emplace_back("decoder_threads", s.threads);
     d.emplace_back("decoded_frames", frames_);
     if (!iterations_.empty())
-      d.emplace_back("mean_iterations", frames_
+      d.emplace_back("mean_iterations", frames_ && !uncounted_
                                             ? nlohmann::json(static_cast<double>(iterations_sum_) /
                                                              static_cast<double>(frames_))
                                             : nlohmann::json());
@@ -63,6 +73,7 @@ class plan_decoder final : public sim::binary_decoder {
   decoder_plan plan_;
   std::vector<std::uint32_t> iterations_;  // one per frame of a call (BP); empty for SC
   std::uint64_t iterations_sum_ = 0, frames_ = 0;
+  bool uncounted_ = false;  // device batches ran: their iterations were not counted
 };
 
 // The shortest decimal that reads back as `v` (0.9f reports as 0.9, not 0.89999997615814209).
@@ -80,12 +91,15 @@ void check_simulation_options(const decoder_options& options) {
 
 }  // namespace
 
-sim::binary_code binary_code(const polar_code& code, const decoder_options& options) {
+sim::binary_code binary_code(const polar_code& code, const decoder_options& options,
+                             gpufec::backend decoder_where) {
   check_simulation_options(options);
+  const gpufec::backend planned =
+      decoder_where == gpufec::backend::cuda ? gpufec::backend::cuda : gpufec::backend::cpu;
   // The plan's own checks, before any chain exists (one frame, one thread: nothing to speak of).
   decoder_options probe = options;
   probe.threads = 1;
-  (void)decoder_plan(code, probe, backend::cpu, 1);
+  (void)decoder_plan(code, probe, planned, 1);
 
   sim::binary_code c;
   c.info_bits = code.K();
@@ -94,11 +108,12 @@ sim::binary_code binary_code(const polar_code& code, const decoder_options& opti
   c.encode = [code](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
     encode(code, info, coded);
   };
-  c.decoder = [code, options](gpufec::backend where,
-                              std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
-    require(where != gpufec::backend::cuda,
-            "the CUDA polar decoder is not built yet: polar runs on the CPU (backend cpu)");
-    return std::make_unique<plan_decoder>(code, options, max_batch);
+  // A CUDA chain's decoder is a CUDA plan; a CPU chain's is the plan of `decoder_where`.
+  c.decoder = [code, options, planned](
+                  gpufec::backend where,
+                  std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
+    return std::make_unique<plan_decoder>(
+        code, options, where == gpufec::backend::cuda ? where : planned, max_batch);
   };
   return c;
 }
@@ -113,10 +128,10 @@ std::uint64_t frozen_set_fingerprint(const polar_code& code) {
 }
 
 sim_family::sim_family(polar_code code, const decoder_options& options, gpufec::backend where)
-    : code_(std::move(code)), options_(options) {
-  require(where != gpufec::backend::cuda,
-          "the CUDA polar decoder is not built yet: simulate polar on the CPU (backend cpu)");
-  binary_ = binary_code(code_, options_);
+    : code_(std::move(code)),
+      options_(options),
+      where_(where == gpufec::backend::cuda ? where : gpufec::backend::cpu) {
+  binary_ = binary_code(code_, options_, where_);
 }
 
 sim::fields sim_family::parameters() const {
@@ -154,6 +169,8 @@ void sim_family::validate_point(double ebn0_db) const {
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {
+  // The chain (source, encoder, channel, LLRs) runs on the CPU for both backends; the decoder
+  // is the family's (binary_code).
   return sim::make_awgn_chain(binary_, gpufec::backend::cpu, ebn0_db, seed);
 }
 

@@ -23,12 +23,13 @@ action polar_bench_command(CLI::App& cmd, const bench_options& common);
 
 namespace {
 
-// The polar decoders run on the CPU: cuda is refused (exit 1) rather than quietly run elsewhere,
-// auto means the CPU.
-void require_cpu(const std::string& backend_name, std::string_view command) {
-  if (parse_name<gpufec::backend>(backend_name, "--backend") == gpufec::backend::cuda)
-    throw invalid_argument(cat("--backend cuda: the CUDA polar decoder is not built yet; ", command,
-                               " runs on the CPU (--backend cpu or auto)"));
+// cuda: the CUDA BP plan (SC or a build without CUDA is refused by the plan, exit 1, rather than
+// quietly run elsewhere); cpu, auto and all: the CPU.
+gpufec::backend decoder_backend(const std::string& backend_name) {
+  if (backend_name == "all") return gpufec::backend::cpu;
+  return parse_name<gpufec::backend>(backend_name, "--backend") == gpufec::backend::cuda
+             ? gpufec::backend::cuda
+             : gpufec::backend::cpu;
 }
 
 // A frozen-set file given as --construct is an input no output may overwrite.
@@ -39,13 +40,17 @@ std::string construct_file(const polar_code_options& o) {
 
 // The decoder options checked against the code before any file is read: what the plan refuses
 // (an update rule SC does not have, a soft output SC cannot give) is a bad command line.
-void check_decoder(const polar::polar_code& code, polar::decoder_options o) {
+// On CUDA the same plan is made on the device (what it refuses there, SC or a build without a
+// device, exits 1 before any file is touched).
+void check_decoder(const polar::polar_code& code, polar::decoder_options o,
+                   gpufec::backend where = gpufec::backend::cpu) {
   o.threads = 1;
   try {
     (void)polar::decoder_plan(code, o, gpufec::backend::cpu, 1);
   } catch (const invalid_argument& e) {
     throw usage_error(cat("--decoder ", name_of(o.decoder), ": ", e.what()));
   }
+  if (where == gpufec::backend::cuda) (void)polar::decoder_plan(code, o, where, 1);
 }
 
 struct polar_simulate_options {
@@ -63,11 +68,11 @@ action simulate_polar(CLI::App& cmd, const simulate_options& common) {
   add_code_options(cmd, o->code);
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    require_cpu(common.backend, "simulate polar");
+    const gpufec::backend where = decoder_backend(common.backend);
     const polar::decoder_options options = o->decoder.options();
     polar::polar_code code = o->code.code();
     check_decoder(code, options);
-    const polar::sim_family fam(std::move(code), options, gpufec::backend::cpu);
+    const polar::sim_family fam(std::move(code), options, where);
     return run_simulation(fam, "--ebn0", o->ebn0, common);
   };
 }
@@ -133,7 +138,7 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
   add_code_options(cmd, o->code);
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    require_cpu(common.backend, "decode polar");
+    const gpufec::backend where = decoder_backend(common.backend);
     check_output_format(*o);
     distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
                    {{"--output", o->output}});
@@ -141,7 +146,7 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
     const polar::polar_code code = o->code.code();
     polar::decoder_options options = o->decoder.options();
     options.output = parse_name<polar::output_kind>(o->output_kind, "--output-kind");
-    check_decoder(code, options);
+    check_decoder(code, options, where);
     output_file out(o->output);  // before any work: a bad path fails at once
 
     const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
@@ -152,7 +157,7 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
                           " LLRs left over)");
     const std::size_t frames = llr.size() / N;
     const std::size_t per_call = std::min(o->batch, frames);
-    polar::decoder_plan plan(code, options, gpufec::backend::cpu, per_call);
+    polar::decoder_plan plan(code, options, where, per_call);
     std::cerr << plan.describe();
 
     const bool hard = options.output == polar::output_kind::hard;

@@ -25,6 +25,7 @@
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
+#include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/common/enum_names.hpp"
 #include "gpufec/polar/polar_code.hpp"
 
@@ -49,6 +50,11 @@ enum class output_kind { hard, info_llrs, codeword_llrs };
 // fast unless its scratch would exceed 256 MiB per thread (N beyond ~2^18 for BP).
 enum class implementation { automatic, reference, fast };
 
+// How the CUDA BP kernel refills a codeword slot that early stopping (or the last iteration)
+// finished: replace: at once, from the batch's next frame, while the other slots of its block go
+// on; block: only when every slot of its block is done (fixed groups of codewords).
+enum class refill_policy { replace, block };
+
 struct decoder_options {
   decoder_kind decoder = decoder_kind::sc;
   update_rule update = update_rule::sum_product;
@@ -58,6 +64,7 @@ struct decoder_options {
   output_kind output = output_kind::hard;
   implementation path = implementation::automatic;
   int threads = 0;  // OpenMP threads for a batch; 0: omp_get_max_threads() at plan time
+  refill_policy refill = refill_policy::replace;  // CUDA BP with early stopping
 };
 
 // What a plan chose; describe() prints it.
@@ -71,17 +78,22 @@ struct plan_summary {
   std::size_t scratch_bytes = 0;  // everything the plan allocated
   // SC fast path: the nodes of the decoding tree after merging rate-0 and rate-1 subtrees.
   std::size_t sc_rate0_nodes = 0, sc_rate1_nodes = 0, sc_leaves = 0;
+  // CUDA: the kernel's message layout and launch shape as the plan chose them from the device.
+  std::string kernel;
 };
 
 namespace detail {
 class polar_engine;
-}
+class bp_device_engine;
+}  // namespace detail
 
 class decoder_plan {
  public:
   // Throws invalid_argument naming the option: an update rule the decoder does not have, a scale
   // outside (0, 1], iterations outside [1, 10000], a soft output the decoder cannot give,
-  // max_batch 0, threads < 0, or backend::cuda (not built yet).
+  // max_batch 0, threads < 0; on backend::cuda, the SC decoder or a CPU path (reference, fast)
+  // (backend_unavailable without CUDA or a device; out_of_memory when the device lacks the
+  // memory the plan needs, checked before allocating). backend::automatic is the CPU.
   decoder_plan(const polar_code& code, const decoder_options& options = {},
                backend where = backend::cpu, std::size_t max_batch = 1);
   ~decoder_plan();
@@ -102,6 +114,20 @@ class decoder_plan {
   // Soft outputs (options.output info_llrs: K per frame; codeword_llrs: N per frame).
   void decode_soft(batch_view<float> llr, batch_span<float> soft,
                    std::span<std::uint32_t> iterations = {});
+  // The device path (a CUDA plan): LLRs, outputs and `iterations` (null, or one entry per frame)
+  // all in device memory, any number of frames, queued on the caller's `stream` (asynchronous:
+  // the outputs are ready when the stream's work is). LLRs are not checked for finiteness here
+  // (they are never read on the host); a NaN gives unspecified outputs. decode()/decode_soft()
+  // above with device views do the same on the default stream and wait.
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits, cuda_stream stream,
+              std::uint32_t* iterations = nullptr);
+  void decode_soft(batch_view<float> llr, batch_span<float> soft, cuda_stream stream,
+                   std::uint32_t* iterations = nullptr);
+  // A CUDA plan's device path timed without CUDA in the caller: the host batch is copied to the
+  // device once, decoded once to warm up and `repeats` times more, each timed with CUDA events
+  // (decoder only); the outputs of the last call are copied back. Returns the median seconds.
+  double time_device(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
+                     std::span<std::uint32_t> iterations, int repeats);
 
  private:
   void check_input(batch_view<float> llr, std::size_t out_frames, std::size_t out_stride,
@@ -110,7 +136,10 @@ class decoder_plan {
   polar_code code_;
   decoder_options options_;
   plan_summary summary_;
+  void check_device(batch_view<float> llr, std::size_t out_frames, std::size_t out_stride) const;
+
   std::unique_ptr<detail::polar_engine> engine_;
+  detail::bp_device_engine* device_ = nullptr;  // engine_ on a CUDA plan
 };
 
 }  // namespace gpufec::polar
@@ -133,6 +162,11 @@ struct gpufec::enum_names<gpufec::polar::output_kind> {
       enum_entry{polar::output_kind::hard, "hard"},
       enum_entry{polar::output_kind::info_llrs, "info-llr"},
       enum_entry{polar::output_kind::codeword_llrs, "codeword-llr"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::refill_policy> {
+  static constexpr std::array entries{enum_entry{polar::refill_policy::replace, "replace"},
+                                      enum_entry{polar::refill_policy::block, "block"}};
 };
 template <>
 struct gpufec::enum_names<gpufec::polar::implementation> {

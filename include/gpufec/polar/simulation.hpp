@@ -6,8 +6,9 @@
 // stops a frame before the cap), reported per point as `mean_iterations` over `decoded_frames`.
 // Those are the frames the decoder ran, which are the counted frames when a point ends on
 // --max-frames, and may include frames a batch ran past the stop when it ends on --max-fe (the
-// error counts never do; docs/simulator.md). The CUDA polar decoder does not exist yet: a family
-// for backend::cuda is refused when it is made; backend::automatic means the CPU.
+// error counts never do; docs/simulator.md). backend::cuda decodes with the CUDA BP plan (SC is
+// refused) on the CPU chain's LLRs, so both backends decode the same frames to the same counts
+// (fp32, the same rule); backend::automatic means the CPU.
 //
 //   polar::decoder_options o;
 //   o.decoder = polar::decoder_kind::bp;
@@ -29,10 +30,12 @@
 namespace gpufec::polar {
 
 // The code as the BPSK/AWGN chain takes it: K information bits, N transmitted, float LLRs, the
-// encoder of `code` (systematic or not) and a hard-output decoder planned with `options` on the
-// CPU. Throws invalid_argument naming the option when the options do not fit the code (the plan's
-// checks, e.g. a soft output or an update rule SC does not have).
-sim::binary_code binary_code(const polar_code& code, const decoder_options& options);
+// encoder of `code` (systematic or not) and a hard-output decoder planned with `options` on
+// `decoder_where` (cpu or cuda; automatic is cpu; a CUDA chain always gets a CUDA plan). Throws
+// invalid_argument naming the option when the options do not fit the code (the plan's checks,
+// e.g. a soft output or an update rule SC does not have, SC on CUDA).
+sim::binary_code binary_code(const polar_code& code, const decoder_options& options,
+                             gpufec::backend decoder_where = gpufec::backend::cpu);
 
 // FNV-1a 64 of the frozen mask (N bytes, 1 for a frozen position), a content fingerprint for
 // reports: two codes with the same N and frozen set have the same one, whatever file or
@@ -41,12 +44,12 @@ std::uint64_t frozen_set_fingerprint(const polar_code& code);
 
 class sim_family final : public sim::family {
  public:
-  // Throws invalid_argument for backend::cuda (no CUDA polar decoder yet) and for options the
-  // decoder does not take (as binary_code does).
+  // Throws invalid_argument for options the decoder does not take on `where` (as binary_code
+  // does), backend_unavailable for backend::cuda without CUDA or a device.
   sim_family(polar_code code, const decoder_options& options, gpufec::backend where);
   std::string name() const override { return "polar"; }
   std::string sweep_name() const override { return "Eb/N0"; }
-  std::string backend() const override { return "cpu"; }
+  std::string backend() const override { return std::string(to_string(where_)); }
   // Eb/N0 in [-200, 200] dB: the LLRs 4 R Eb/N0 (linear) stay finite floats with a wide margin
   // (they overflow near +380 dB, where the decoder would refuse them).
   void validate_point(double ebn0_db) const override;
@@ -59,6 +62,7 @@ class sim_family final : public sim::family {
  private:
   polar_code code_;
   decoder_options options_;
+  gpufec::backend where_;
   sim::binary_code binary_;
 };
 

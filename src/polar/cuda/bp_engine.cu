@@ -1,0 +1,312 @@
+// The CUDA BP engine (issue 25): chooses the kernel's layout and block shape from the device at
+// plan time, owns the device buffers, and runs host batches (chunked, copies overlapped on two
+// streams through page-locked buffers) and device batches (on the caller's stream).
+//
+// Layout and shape: a codeword needs bp_slot_bytes(N, m) bytes of messages and decisions. When
+// that (plus the block header) fits the block's opt-in shared memory, the messages live in shared
+// memory, and every (threads per codeword T, codewords per block) pair that fits is scored by the
+// occupancy API: the most resident threads per SM, then the most resident codewords. Otherwise
+// (N beyond ~2^11 in fp32) the regions live in global memory, one per resident slot, T = the
+// largest block, as many slots as a wave holds and half the free memory allows.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "common/cuda/device_buffer.cuh"
+#include "common/cuda/occupancy.cuh"
+#include "common/cuda/pinned_buffer.cuh"
+#include "common/cuda/stream.cuh"
+#include "polar/cuda/bp_kernel.cuh"
+#include "polar/cuda_engine.hpp"
+
+namespace gpufec::polar::detail {
+namespace {
+
+// Host batches move in chunks of about this many LLR bytes (at least 8 waves of codewords).
+constexpr std::size_t chunk_llr_bytes = std::size_t{32} << 20;
+
+struct stream_set {
+  cuda::stream stream;
+  cuda::device_buffer<float> llr, soft;
+  cuda::device_buffer<std::uint8_t> bits;
+  cuda::device_buffer<std::uint32_t> iterations;
+  cuda::pinned_buffer in, out;        // LLRs; then bits, soft, iterations
+  std::size_t first = 0, frames = 0;  // the chunk in flight
+};
+
+template <class Rule>
+class cuda_bp_engine final : public bp_device_engine {
+ public:
+  cuda_bp_engine(const polar_code& code, const decoder_options& options, std::size_t max_batch,
+                 Rule rule)
+      : code_(code), options_(options), rule_(rule), max_batch_(max_batch) {
+    const std::uint32_t N = code.N(), K = code.K(), m = code.m();
+    const cuda::device_limits limits = cuda::current_device_limits();
+    sm_count_ = limits.sm_count;
+    auto* kernel = &polar_bp_kernel<Rule>;
+    const std::size_t slot_bytes = bp_slot_bytes(N, m);
+    const unsigned most_threads =
+        static_cast<unsigned>(std::min<std::size_t>(N / 2, limits.max_block_threads));
+    // Shared layout: the (T, slots) pair keeping the most threads, then codewords, resident.
+    long long best_threads = 0, best_codewords = 0;
+    for (unsigned T = most_threads; T >= 1; T /= 2) {
+      for (unsigned slots = 1; T * slots <= static_cast<unsigned>(limits.max_block_threads);
+           slots *= 2) {
+        if (T * slots < 32 && T * slots < N / 2) continue;  // at least a warp, where N allows
+        const std::size_t shared = bp_header_bytes(slots) + slots * slot_bytes;
+        if (shared > limits.shared_optin) break;
+        cuda::allow_shared(kernel, shared);
+        const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T * slots), shared);
+        const long long threads = static_cast<long long>(blocks) * T * slots;
+        const long long codewords = static_cast<long long>(blocks) * slots;
+        if (threads > best_threads || (threads == best_threads && codewords > best_codewords)) {
+          best_threads = threads;
+          best_codewords = codewords;
+          shape_ = {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots),
+                    shared, blocks};
+        }
+      }
+      if (T == 1) break;
+    }
+    params_.N = N;
+    params_.K = K;
+    params_.m = m;
+    params_.slot_bytes = slot_bytes;
+    if (!shape_) {  // global layout
+      global_ = true;
+      const std::size_t shared = bp_header_bytes(1);
+      cuda::allow_shared(kernel, shared);
+      for (unsigned T = most_threads;; T /= 2) {
+        const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T), shared);
+        if (blocks > 0) {
+          shape_ = {static_cast<int>(T), static_cast<int>(T), 1, shared, blocks};
+          break;
+        }
+        require(T > 32, "the CUDA polar BP kernel cannot be resident with ", T, " threads");
+      }
+      const std::size_t affordable = limits.free_memory / 2 / slot_bytes;
+      if (affordable == 0)
+        throw out_of_memory(cat("the CUDA polar BP decoder (global layout) needs ", slot_bytes,
+                                " bytes of device memory per codeword in flight (N = ", N,
+                                "); the device has ", limits.free_memory, " bytes free"));
+      grid_ = static_cast<unsigned>(
+          std::min<std::size_t>({affordable, static_cast<std::size_t>(shape_.wave(sm_count_)),
+                                 std::max<std::size_t>(max_batch, 1)}));
+    } else {
+      grid_ = static_cast<unsigned>(std::max<long long>(1, shape_.wave(sm_count_)));
+    }
+    params_.T = static_cast<unsigned>(shape_.Bx);
+    params_.slots = static_cast<unsigned>(shape_.By);
+    params_.header_bytes = bp_header_bytes(params_.slots);
+    params_.max_iterations = options.iterations;
+    params_.early_stop = options.early_stop;
+    params_.systematic = code.systematic();
+    params_.replace = options.refill == refill_policy::replace;
+    soft_stride_ = options.output == output_kind::codeword_llrs ? N
+                   : options.output == output_kind::info_llrs   ? K
+                                                                : 0;
+    params_.soft_stride = soft_stride_;
+    params_.soft_column = options.output == output_kind::codeword_llrs || code.systematic() ? m : 0;
+
+    // Device memory: what the plan needs, checked against what is free before allocating.
+    const std::size_t resident = static_cast<std::size_t>(grid_) * params_.slots;
+    chunk_ = std::min<std::size_t>(
+        std::max<std::size_t>(max_batch, 1),
+        std::max<std::size_t>(resident * 8, chunk_llr_bytes / (std::size_t{N} * sizeof(float))));
+    const std::size_t per_frame = N * sizeof(float) + K + soft_stride_ * sizeof(float) + 4;
+    const std::size_t needed = (global_ ? resident * slot_bytes : 0) + 2 * chunk_ * per_frame + N +
+                               K * sizeof(std::uint32_t) + 3 * sizeof(unsigned long long);
+    if (needed > limits.free_memory)
+      throw out_of_memory(cat("the CUDA polar BP plan needs ", needed, " bytes of device memory (",
+                              global_ ? "global message layout, " : "", "chunks of ", chunk_,
+                              " frames); the device has ", limits.free_memory,
+                              " bytes free: lower max_batch"));
+    frozen_.resize(N);
+    frozen_.upload(code.frozen_mask().data(), N);
+    info_.resize(K);
+    info_.upload(code.info_positions().data(), K);
+    counters_.resize(3);
+    if (global_) scratch_.resize(resident * slot_bytes);
+    for (auto& s : sets_) {
+      s.stream = cuda::stream(0);
+      s.llr.resize(chunk_ * N);
+      if (soft_stride_)
+        s.soft.resize(chunk_ * soft_stride_);
+      else
+        s.bits.resize(chunk_ * K);
+      s.iterations.resize(chunk_);
+    }
+    device_bytes_ = needed;
+  }
+
+  std::size_t scratch_bytes() const override { return device_bytes_; }
+  std::size_t device_bytes() const override { return device_bytes_; }
+
+  std::string describe() const override {
+    return cat("CUDA BP kernel, messages in ", global_ ? "global" : "shared", " memory (",
+               params_.slot_bytes, " B per codeword), ", params_.T, " threads per codeword, ",
+               params_.slots, " codewords per block, ", cuda::to_string(shape_), ", grid ", grid_,
+               ", refill ", params_.replace ? "replace" : "block", "; host chunks of ", chunk_,
+               " frames on 2 streams");
+  }
+
+  void decode_device(const decode_request& r, cuda_stream stream) override { launch(r, 2, stream); }
+
+  void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
+
+  // Chunk c runs on stream c mod 2: while one stream's kernel runs, the other's copies move and
+  // the host stages the next chunk's LLRs into page-locked memory.
+  void decode(const decode_request& r) override {
+    const std::uint32_t N = code_.N();
+    const std::size_t out_bytes =
+        chunk_ * (soft_stride_ ? soft_stride_ * sizeof(float) : std::size_t{code_.K()}) +
+        chunk_ * sizeof(std::uint32_t);
+    for (auto& s : sets_) {
+      s.in.reserve(chunk_ * N * sizeof(float));
+      s.out.reserve(out_bytes);
+      s.frames = 0;
+    }
+    std::size_t c = 0;
+    for (std::size_t first = 0; first < r.frames; first += chunk_, ++c) {
+      stream_set& s = sets_[c % 2];
+      finish(s, r);
+      const std::size_t n = std::min(chunk_, r.frames - first);
+      std::memcpy(s.in.get(), r.llr + first * N, n * N * sizeof(float));
+      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.llr.get(), s.in.get(), n * N * sizeof(float),
+                                        cudaMemcpyHostToDevice, s.stream));
+      decode_request d;
+      d.llr = s.llr.get();
+      d.frames = n;
+      d.info_bits = r.info_bits ? s.bits.get() : nullptr;
+      d.soft = r.soft ? s.soft.get() : nullptr;
+      d.soft_stride = soft_stride_;
+      d.iterations = r.iterations ? s.iterations.get() : nullptr;
+      launch(d, c % 2, s.stream);
+      const std::size_t per = soft_stride_ ? soft_stride_ * sizeof(float) : code_.K();
+      const std::size_t out = n * per;
+      if (d.info_bits)
+        GPUFEC_CUDA_CHECK(
+            cudaMemcpyAsync(s.out.get(), d.info_bits, out, cudaMemcpyDeviceToHost, s.stream));
+      if (d.soft)
+        GPUFEC_CUDA_CHECK(
+            cudaMemcpyAsync(s.out.get(), d.soft, out, cudaMemcpyDeviceToHost, s.stream));
+      if (d.iterations)
+        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.out.get() + chunk_ * per, d.iterations,
+                                          n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                          s.stream));
+      s.first = first;
+      s.frames = n;
+    }
+    for (auto& s : sets_) finish(s, r);
+  }
+
+  double time_device(const decode_request& host, int repeats) override {
+    const std::uint32_t N = code_.N(), K = code_.K();
+    cuda::device_buffer<float> llr(host.frames * N),
+        soft(host.soft ? host.frames * soft_stride_ : 0);
+    cuda::device_buffer<std::uint8_t> bits(host.info_bits ? host.frames * K : 0);
+    cuda::device_buffer<std::uint32_t> iterations(host.iterations ? host.frames : 0);
+    llr.upload(host.llr, host.frames * N);
+    decode_request d = host;
+    d.llr = llr.get();
+    d.info_bits = bits.get();
+    d.soft = soft.get();
+    d.iterations = iterations.get();
+    cudaStream_t stream = sets_[0].stream;
+    launch(d, 0, stream);  // warm-up
+    const cuda::event start(true), stop(true);
+    std::vector<double> times;
+    for (int rep = 0; rep < repeats; ++rep) {
+      start.record(stream);
+      launch(d, 0, stream);
+      stop.record(stream);
+      stop.synchronize();
+      times.push_back(cuda::seconds_between(start, stop));
+    }
+    if (host.info_bits)
+      GPUFEC_CUDA_CHECK(
+          cudaMemcpy(host.info_bits, bits.get(), bits.bytes(), cudaMemcpyDeviceToHost));
+    if (host.soft)
+      GPUFEC_CUDA_CHECK(cudaMemcpy(host.soft, soft.get(), soft.bytes(), cudaMemcpyDeviceToHost));
+    if (host.iterations)
+      GPUFEC_CUDA_CHECK(cudaMemcpy(host.iterations, iterations.get(), iterations.bytes(),
+                                   cudaMemcpyDeviceToHost));
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+  }
+
+ private:
+  // Queues one kernel over `r` (device pointers) with work counter `counter` on `stream`.
+  void launch(const decode_request& r, int counter, cudaStream_t stream) {
+    if (r.frames == 0) return;
+    bp_kernel_params p = params_;
+    p.llr = r.llr;
+    p.bits = r.info_bits;
+    p.soft = r.soft;
+    p.iterations = r.iterations;
+    p.frames = r.frames;
+    p.next = counters_.get() + counter;
+    p.frozen = frozen_.get();
+    p.info = info_.get();
+    p.scratch = global_ ? scratch_.get() : nullptr;
+    GPUFEC_CUDA_CHECK(cudaMemsetAsync(p.next, 0, sizeof(unsigned long long), stream));
+    const unsigned long long needed = (r.frames + p.slots - 1) / p.slots;
+    const auto blocks = static_cast<unsigned>(std::min<unsigned long long>(needed, grid_));
+    polar_bp_kernel<Rule>
+        <<<blocks, static_cast<unsigned>(shape_.threads), shape_.shared, stream>>>(p, rule_);
+    GPUFEC_CUDA_CHECK_LAUNCH("polar_bp_kernel");
+  }
+
+  // Waits for the chunk `s` has in flight and copies its outputs to the caller's buffers.
+  void finish(stream_set& s, const decode_request& r) {
+    if (!s.frames) return;
+    s.stream.synchronize();
+    const std::size_t n = s.frames, per = soft_stride_ ? soft_stride_ * sizeof(float) : code_.K();
+    if (r.info_bits) std::memcpy(r.info_bits + s.first * code_.K(), s.out.get(), n * per);
+    if (r.soft) std::memcpy(r.soft + s.first * soft_stride_, s.out.get(), n * per);
+    if (r.iterations)
+      std::memcpy(r.iterations + s.first, s.out.get() + chunk_ * per, n * sizeof(std::uint32_t));
+    s.frames = 0;
+  }
+
+  polar_code code_;
+  decoder_options options_;
+  Rule rule_;
+  std::size_t max_batch_;
+  int sm_count_ = 0;
+  bool global_ = false;
+  unsigned grid_ = 1;
+  cuda::launch_shape shape_;
+  bp_kernel_params params_;
+  std::size_t soft_stride_ = 0, chunk_ = 1, device_bytes_ = 0;
+  cuda::device_buffer<std::uint8_t> frozen_;
+  cuda::device_buffer<std::uint32_t> info_;
+  cuda::device_buffer<unsigned long long> counters_;  // host streams 0, 1; device path 2
+  cuda::device_buffer<unsigned char> scratch_;
+  stream_set sets_[2];
+};
+
+std::unique_ptr<bp_device_engine> make_cuda_bp(const polar_code& code,
+                                               const decoder_options& options,
+                                               std::size_t max_batch) {
+  switch (options.update) {
+    case update_rule::lr_sum_product:
+      return std::make_unique<cuda_bp_engine<cuda_rules::lr_sum_product>>(
+          code, options, max_batch, cuda_rules::lr_sum_product{});
+    case update_rule::sum_product:
+      return std::make_unique<cuda_bp_engine<cuda_rules::sum_product>>(code, options, max_batch,
+                                                                       cuda_rules::sum_product{});
+    case update_rule::min_sum:
+      return std::make_unique<cuda_bp_engine<cuda_rules::min_sum>>(code, options, max_batch,
+                                                                   cuda_rules::min_sum{1.0f});
+    case update_rule::scaled_min_sum:
+      return std::make_unique<cuda_bp_engine<cuda_rules::min_sum>>(
+          code, options, max_batch, cuda_rules::min_sum{options.scale});
+  }
+  return nullptr;
+}
+
+const register_cuda_backend<cuda_bp_entry> registered{&make_cuda_bp};
+
+}  // namespace
+}  // namespace gpufec::polar::detail
