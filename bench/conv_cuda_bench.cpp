@@ -110,8 +110,8 @@ workload make_host_workload(std::string name, const conv_code& code,
         w.info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
       enc.encode(std::span<const std::uint8_t>(w.info).subspan(f * N, N), coded);
       for (std::size_t i = 0; i < w.coded; ++i) {
-        const double L = channel::llr_from_sample(
-            channel::awgn_received(7, f, i, coded[i], sigma), sigma);
+        const double L =
+            channel::llr_from_sample(channel::awgn_received(7, f, i, coded[i], sigma), sigma);
         w.llr[f * w.coded + i] =
             static_cast<std::int8_t>(std::clamp(std::lround(L * 8.0), -127L, 127L));
       }
@@ -160,16 +160,15 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   for (std::size_t i = 0; i < bits.size(); ++i) errors += bits[i] != w.info[i];
   m.ber = errors / total;
   if (host)
-    m.host_gbps = total /
-                  median_seconds(repeats,
-                                 [&] {
-                                   plan.decode(
-                                       batch_view<std::int8_t>::uniform(w.llr.data(), w.frames,
-                                                                        w.coded),
-                                       batch_span<std::uint8_t>::uniform(bits.data(), w.frames,
-                                                                         w.N));
-                                 }) /
-                  1e9;
+    m.host_gbps =
+        total /
+        median_seconds(repeats,
+                       [&] {
+                         plan.decode(
+                             batch_view<std::int8_t>::uniform(w.llr.data(), w.frames, w.coded),
+                             batch_span<std::uint8_t>::uniform(bits.data(), w.frames, w.N));
+                       }) /
+        1e9;
   return m;
 }
 
@@ -230,12 +229,12 @@ int main(int argc, char** argv) {
         };
         std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
                     cuda_devices().at(0).name.c_str());
-        std::printf("%-24s | %-10s | %-18s | %9s | %9s | %9s | %9s | %10s\n", "workload",
-                    "kernel", "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
+        std::printf("%-24s | %-10s | %-18s | %9s | %9s | %9s | %9s | %10s\n", "workload", "kernel",
+                    "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
         nlohmann::json rows = nlohmann::json::array();
         for (const spec& sp : specs) {
-          workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
-                                     sp.ebn0);
+          workload w =
+              make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames, sp.ebn0);
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             const bool k9 = sp.code.K() > 7;
@@ -250,13 +249,19 @@ int main(int argc, char** argv) {
                         sp.name.c_str(), std::string(name_of(kernel)).c_str(),
                         tile.to_string().c_str(), m.device_gbps, m.host_gbps, cpu,
                         m.device_gbps / cpu, m.ber);
-            rows.push_back({{"workload", sp.name},      {"code", sp.code.to_string()},
+            rows.push_back({{"workload", sp.name},
+                            {"code", sp.code.to_string()},
                             {"pattern", sp.pattern.to_string()},
-                            {"frame_bits", sp.N},       {"frames", sp.frames},
-                            {"ebn0_db", sp.ebn0},       {"kernel", name_of(kernel)},
-                            {"tile", tile.to_string()}, {"device_gbps", m.device_gbps},
-                            {"host_gbps", m.host_gbps}, {"cpu_fast_gbps", cpu},
-                            {"ber", m.ber},             {"plan", m.plan}});
+                            {"frame_bits", sp.N},
+                            {"frames", sp.frames},
+                            {"ebn0_db", sp.ebn0},
+                            {"kernel", name_of(kernel)},
+                            {"tile", tile.to_string()},
+                            {"device_gbps", m.device_gbps},
+                            {"host_gbps", m.host_gbps},
+                            {"cpu_fast_gbps", cpu},
+                            {"ber", m.ber},
+                            {"plan", m.plan}});
           }
           release(w);
         }
@@ -270,8 +275,8 @@ int main(int argc, char** argv) {
             for (const std::size_t f0 : {30, 66, 132}) {
               const tile_shape tile{f, 36, v2, f0};
               const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
-              std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),
-                          m.device_gbps, m.ber);
+              std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(), m.device_gbps,
+                          m.ber);
               sweep.push_back({{"tile", tile.to_string()},
                                {"device_gbps", m.device_gbps},
                                {"ber", m.ber},

@@ -130,9 +130,8 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
-    engine_->device =
-        make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, summary_.tile, max_batch,
-                                 options.kernel});
+    engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_,
+                                               summary_.tile, max_batch, options.kernel});
     engine_->int8_batch.resize(max_batch * summary_.shape.coded_bits);
     for (std::size_t t = 0; t < threads; ++t)
       engine_->int8_frame.emplace_back(summary_.shape.coded_bits);

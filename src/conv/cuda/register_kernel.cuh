@@ -65,7 +65,8 @@ __device__ __noinline__ void trace_subframe(const unsigned* ring, int threads, i
     const int decision = ((word >> (bit & 31)) & 1u) ^ 1;
     if (t < b) {
       const long long stage = first + (t - begin);
-      if (stage < static_cast<long long>(info_bits)) out[stage] = static_cast<std::uint8_t>(state & 1);
+      if (stage < static_cast<long long>(info_bits))
+        out[stage] = static_cast<std::uint8_t>(state & 1);
     }
     state = (state >> 1) | (decision ? half : 0);
     q = q == 0 ? P - 1 : q - 1;
@@ -309,13 +310,11 @@ __global__ void register_viterbi_kernel(tiled_params p) {
        x += static_cast<int>(blockDim.x))
     bit_of[x] = static_cast<std::uint8_t>(survivor_bit(x / Spec::S, x % Spec::S));
   __syncthreads();
-  tile_run<Spec, Punctured> run{p,
-                                reinterpret_cast<unsigned*>(shared + table_bytes),
-                                bit_of,
-                                static_cast<int>(blockDim.x),
-                                static_cast<int>(threadIdx.x)};
+  tile_run<Spec, Punctured> run{p, reinterpret_cast<unsigned*>(shared + table_bytes), bit_of,
+                                static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x)};
   const unsigned long long total = p.frames * p.tiles_per_frame;
-  for (unsigned long long g = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (unsigned long long g =
+           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        g < total; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
     run.run(g / p.tiles_per_frame, static_cast<unsigned>(g % p.tiles_per_frame));
 }

@@ -20,7 +20,9 @@ __host__ __device__ constexpr int reg_of(int p, int x) {
   return (x & ((1 << p) - 1)) | ((x >> (p + 1)) << p);
 }
 // The half (0 low, 1 high) of state x at phase p.
-__host__ __device__ constexpr int half_of(int p, int x) { return (x >> p) & 1; }
+__host__ __device__ constexpr int half_of(int p, int x) {
+  return (x >> p) & 1;
+}
 // The state in half h of register r at phase p.
 __host__ __device__ constexpr int state_of(int p, int r, int h) {
   return (r & ((1 << p) - 1)) | ((r >> p) << (p + 1)) | (h << p);
@@ -40,9 +42,9 @@ __host__ __device__ constexpr int survivor_bit(int q, int j) {
 template <int K_, int Beta_, unsigned G0, unsigned G1, unsigned G2 = 0, unsigned G3 = 0>
 struct code_spec {
   static constexpr int K = K_, beta = Beta_;
-  static constexpr int S = 1 << (K - 1);  // states
-  static constexpr int R = S / 2;         // metric registers
-  static constexpr int phases = K - 1;    // layout phases in a cycle
+  static constexpr int S = 1 << (K - 1);       // states
+  static constexpr int R = S / 2;              // metric registers
+  static constexpr int phases = K - 1;         // layout phases in a cycle
   static constexpr int words = (S + 31) / 32;  // survivor words per stage
 
   __host__ __device__ static constexpr unsigned poly(int b) {

@@ -252,17 +252,17 @@ class cuda_tiled_engine final : public tiled_device_engine {
 
     // The register kernel's ring: a subframe and its convergence stages, or less where no tile
     // of this frame runs that long.
-    const std::size_t longest =
-        params_.circle ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
-                       : std::min<std::size_t>(tile.stages(), fs.stages);
+    const std::size_t longest = params_.circle
+                                    ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
+                                    : std::min<std::size_t>(tile.stages(), fs.stages);
     const auto cycle = static_cast<std::size_t>(code.K() - 1);
     params_.ring = static_cast<unsigned>(round_up(std::min(sub + tile.v2, longest), cycle));
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "
             "(23,35) and K = 3 (7,5), feedforward, on tiles whose f, f0, v1 and v2 are multiples "
-            "of K-1 and whose ring of f0 + v2 stages fits shared memory (", code.to_string(),
-            ", tile ", tile.to_string(), ")");
+            "of K-1 and whose ring of f0 + v2 stages fits shared memory (",
+            code.to_string(), ", tile ", tile.to_string(), ")");
 
     llr_.resize(setup_.max_batch * fs.coded_bits);
     bits_.resize(setup_.max_batch * fs.info_bits);
@@ -315,8 +315,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
       return cat("registers: one thread per tile, ", setup_.code.to_string(),
                  " compiled in, int16x2 DPX add-max, a ring of ", params_.ring,
                  " survivor stages per thread; ", cuda::to_string(reg_shape_));
-    return cat("shared memory: one warp per tile, ", shape_.By, " tiles per block, ", cuda::to_string(shape_),
-               ", ", params_.slot_bytes, " B of shared memory per tile");
+    return cat("shared memory: one warp per tile, ", shape_.By, " tiles per block, ",
+               cuda::to_string(shape_), ", ", params_.slot_bytes, " B of shared memory per tile");
   }
   std::size_t device_bytes() const override {
     return llr_.bytes() + bits_.bytes() + phase_base_.bytes() + phase_mask_.bytes() +
@@ -330,15 +330,16 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const register_kernel_entry* entry = find_register_kernel(setup_.code);
     const tile_shape& t = setup_.tile;
     const auto cycle = static_cast<std::size_t>(setup_.code.K() - 1);
-    const bool whole_cycles = t.f % cycle == 0 && t.f0 % cycle == 0 && t.v1 % cycle == 0 &&
-                              t.v2 % cycle == 0;
+    const bool whole_cycles =
+        t.f % cycle == 0 && t.f0 % cycle == 0 && t.v1 % cycle == 0 && t.v2 % cycle == 0;
     if (!entry || !whole_cycles) return;
     const bool punctured = setup_.pattern.punctures();
     const void* kernel = entry->kernel[punctured ? 1 : 0];
     const std::size_t per_thread = std::size_t{params_.ring} * entry->words * sizeof(unsigned);
     int best_threads = 0;
     for (int threads = 32; threads <= std::min(512, limits.max_block_threads); threads += 32) {
-      const std::size_t shared = entry->table_bytes + per_thread * static_cast<std::size_t>(threads);
+      const std::size_t shared =
+          entry->table_bytes + per_thread * static_cast<std::size_t>(threads);
       if (shared > limits.shared_optin) break;
       cuda::allow_shared(kernel, shared);
       const int blocks = cuda::resident_blocks(kernel, threads, shared);

@@ -21,7 +21,7 @@ struct tiled_params {
   const std::uint8_t* pair_labels;  // [S]: label(j >> 1, j & 1) | label((j >> 1) + S/2, j & 1) << 4
   const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)
   unsigned dtab_bytes, surv_bytes, pm_bytes, slot_bytes;  // shared-memory kernel: a warp's slot
-  unsigned ring;                    // register kernel: survivor stages kept per thread
+  unsigned ring;  // register kernel: survivor stages kept per thread
 };
 
 }  // namespace gpufec::conv::detail

@@ -248,7 +248,8 @@ TEST(ConvCuda, PlanReportsWhatItCannotDo) {
   }
   const auto plan = tiled_plan(code, pattern, 1000, termination::zero_tail, {}, backend::cuda, 8);
   EXPECT_EQ(plan.summary().where, backend::cuda);
-  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: shared memory: one warp per tile"), std::string::npos)
+  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: shared memory: one warp per tile"),
+            std::string::npos)
       << plan.describe();
 }
 
