@@ -8,8 +8,10 @@
 // (states spread over the lanes); the register/DPX version of the issue is the next step.
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
+#include "common/cuda/chunk_pipeline.cuh"
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
@@ -167,7 +169,7 @@ __global__ void tiled_viterbi_kernel(kernel_params p) {
 
 class cuda_tiled_engine final : public tiled_device_engine {
  public:
-  explicit cuda_tiled_engine(const tiled_setup& setup) : setup_(setup), stream_(0) {
+  explicit cuda_tiled_engine(const tiled_setup& setup) : setup_(setup) {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
     validate(setup_.tile);
@@ -264,8 +266,15 @@ class cuda_tiled_engine final : public tiled_device_engine {
             "of K-1 and whose ring of f0 + v2 stages fits shared memory (",
             code.to_string(), ", tile ", tile.to_string(), ")");
 
-    llr_.resize(setup_.max_batch * fs.coded_bits);
-    bits_.resize(setup_.max_batch * fs.info_bits);
+    // Host batches go through the GPU in chunks of about two waves of tiles (and at least 32 MB
+    // of LLRs), copies overlapped with the other chunk's kernel.
+    const cuda::launch_shape& resident = reg_ ? reg_shape_ : shape_;
+    const auto resident_tiles = static_cast<std::size_t>(resident.wave(sm_count_)) *
+                                static_cast<std::size_t>(reg_ ? resident.threads : resident.By);
+    const std::size_t chunk =
+        std::max((2 * resident_tiles + params_.tiles_per_frame - 1) / params_.tiles_per_frame,
+                 (std::size_t{32} << 20) / fs.coded_bits);
+    pipeline_.emplace(std::min(chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
   }
 
   void decode_device(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits,
@@ -298,28 +307,28 @@ class cuda_tiled_engine final : public tiled_device_engine {
   void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) override {
     require(frames <= setup_.max_batch, "conv decode: ", frames,
             " frames exceed max_batch = ", setup_.max_batch);
-    if (frames == 0) return;
-    const frame_shape& fs = setup_.shape;
-    GPUFEC_CUDA_CHECK(
-        cudaMemcpyAsync(llr_.get(), llr, frames * fs.coded_bits, cudaMemcpyHostToDevice, stream_));
-    decode_device(llr_.get(), frames, bits_.get(), stream_);
-    GPUFEC_CUDA_CHECK(
-        cudaMemcpyAsync(bits, bits_.get(), frames * fs.info_bits, cudaMemcpyDeviceToHost, stream_));
-    stream_.synchronize();
+    pipeline_->run(
+        reinterpret_cast<const unsigned char*>(llr), frames, bits,
+        [&](const unsigned char* d_llr, unsigned char* d_bits, std::size_t n, cudaStream_t stream) {
+          decode_device(reinterpret_cast<const std::int8_t*>(d_llr), n, d_bits, stream);
+        });
   }
 
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   std::string describe() const override {
+    const std::string host =
+        cat("; host batches in chunks of ", pipeline_->chunk_frames(), " frames on 2 streams");
     if (reg_)
       return cat("registers: one thread per tile, ", setup_.code.to_string(),
                  " compiled in, int16x2 DPX add-max, a ring of ", params_.ring,
-                 " survivor stages per thread; ", cuda::to_string(reg_shape_));
+                 " survivor stages per thread; ", cuda::to_string(reg_shape_), host);
     return cat("shared memory: one warp per tile, ", shape_.By, " tiles per block, ",
-               cuda::to_string(shape_), ", ", params_.slot_bytes, " B of shared memory per tile");
+               cuda::to_string(shape_), ", ", params_.slot_bytes, " B of shared memory per tile",
+               host);
   }
   std::size_t device_bytes() const override {
-    return llr_.bytes() + bits_.bytes() + phase_base_.bytes() + phase_mask_.bytes() +
+    return pipeline_->device_bytes() + phase_base_.bytes() + phase_mask_.bytes() +
            pair_labels_.bytes() + parity_.bytes();
   }
 
@@ -352,7 +361,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
   }
 
   tiled_setup setup_;
-  cuda::stream stream_;
   kernel_params params_{};
   cuda::launch_shape shape_;
   const register_kernel_entry* reg_ = nullptr;
@@ -360,8 +368,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
   int sm_count_ = 0;
   cuda::device_buffer<int> phase_base_;
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
-  cuda::device_buffer<std::int8_t> llr_;
-  cuda::device_buffer<std::uint8_t> bits_;
+  std::optional<cuda::chunk_pipeline> pipeline_;
 };
 
 std::unique_ptr<tiled_device_engine> make_cuda_tiled_engine(const tiled_setup& setup) {

@@ -196,6 +196,42 @@ TEST(ConvCuda, DevicePathEqualsHostPath) {
   cudaFree(d_bits);
 }
 
+// A host batch of several chunks (the plan says its chunk size) goes through the two-stream
+// pipeline and gives the bits of one device-path call on the whole batch. Random LLRs: every
+// decision, ties included, is exercised without encoding millions of frames.
+TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::none(2);
+  const std::size_t N = 200;
+  auto probe = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, 1u << 18);
+  const std::string text = probe.describe();
+  const std::size_t at = text.find("chunks of ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::size_t chunk = std::stoul(text.substr(at + 10));
+  const std::size_t frames = 2 * chunk + chunk / 2, coded = probe.shape().coded_bits;
+  std::vector<std::int8_t> llr(frames * coded);
+  std::uint64_t x = 12345;
+  for (auto& v : llr) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<std::int8_t>(static_cast<int>((x >> 33) % 255) - 127);
+  }
+  auto plan = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, frames);
+  const auto host = decode_on(plan, llr, frames);
+  std::int8_t* d_llr = nullptr;
+  std::uint8_t* d_bits = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_llr, llr.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_bits, host.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_llr, llr.data(), llr.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  plan.decode(batch_view<std::int8_t>::uniform(d_llr, frames, coded, memory_space::device),
+              batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device));
+  std::vector<std::uint8_t> device(host.size(), 2);
+  ASSERT_EQ(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(device, host);
+  cudaFree(d_llr);
+  cudaFree(d_bits);
+}
+
 // Many short frames (802.11 / LTE control-channel sizes) and one long frame in a few thousand
 // tiles; float and hard inputs go through the same quantizer as on the CPU.
 TEST(ConvCuda, ShortFrameBatchesLongFramesAndEveryInputKind) {
