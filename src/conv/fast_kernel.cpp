@@ -43,6 +43,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/simd_target.hpp"
 #include "conv/acs-inl.h"
 #include "conv/fast_kernel.hpp"
 
@@ -335,19 +336,24 @@ HWY_EXPORT(PairTables);
 HWY_EXPORT(ScanLlrs);
 
 simd_shape acs_shape(int K) {
+  ::gpufec::detail::apply_simd_cap();
   return HWY_DYNAMIC_DISPATCH(AcsShape)(K);
 }
 void run_acs(const acs_call& call) {
+  ::gpufec::detail::apply_simd_cap();
   HWY_DYNAMIC_DISPATCH(RunAcs)(call);
 }
 void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t* tables,
                  std::size_t stride) {
+  ::gpufec::detail::apply_simd_cap();
   HWY_DYNAMIC_DISPATCH(PairTables)(llr_pairs, stages, tables, stride);
 }
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q) {
+  ::gpufec::detail::apply_simd_cap();
   HWY_DYNAMIC_DISPATCH(QuantizeLlrs)(llr, n, scale, q);
 }
 llr_scan scan_llrs(const float* llr, std::size_t n) {
+  ::gpufec::detail::apply_simd_cap();
   return HWY_DYNAMIC_DISPATCH(ScanLlrs)(llr, n);
 }
 

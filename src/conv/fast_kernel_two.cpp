@@ -14,6 +14,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/simd_target.hpp"
 #include "conv/acs-inl.h"
 #include "conv/fast_kernel.hpp"
 
@@ -161,6 +162,7 @@ namespace gpufec::conv::detail {
 HWY_EXPORT(RunAcsDual);
 
 void run_acs_two_frames(const acs_dual_call& call) {
+  ::gpufec::detail::apply_simd_cap();
   HWY_DYNAMIC_DISPATCH(RunAcsDual)(call);
 }
 

@@ -23,6 +23,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "polar/sc_fast.cpp"
+#include "common/simd_target.hpp"
 #include "hwy/aligned_allocator.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -130,6 +131,7 @@ HWY_EXPORT(simd_name);
 HWY_EXPORT(sc_group);
 
 simd_target fast_simd_target() {
+  ::gpufec::detail::apply_simd_cap();  // GPUFEC_SIMD, before the first dispatch
   return {HWY_DYNAMIC_DISPATCH(simd_name)(), HWY_DYNAMIC_DISPATCH(simd_lanes)()};
 }
 
