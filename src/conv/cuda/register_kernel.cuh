@@ -59,34 +59,19 @@ __device__ __noinline__ void trace_subframe(const unsigned* ring, int threads, i
                                             std::uint8_t* out) {
   constexpr int P = Spec::phases, W = Spec::words, half = Spec::S / 2;
   int q = start % P;  // the layout after position start - 1's ACS
-  // Decided bits come in descending order; they leave four at a time as one 32-bit store where
-  // the address allows (a thread's stores touch its own tile only, so fewer, wider ones).
-  unsigned held = 0;  // bytes of the stages above `low`, the lowest in the low byte
-  int count = 0;
-  long long low = 0;
   for (int t = start - 1; t >= a; --t) {
     const int bit = bit_of[q * Spec::S + state];
     const unsigned word = ring[(slot * threads + thread) * W + (bit >> 5)];
     const int decision = ((word >> (bit & 31)) & 1u) ^ 1;
     if (t < b) {
       const long long stage = first + (t - begin);
-      if (stage < static_cast<long long>(info_bits)) {
-        held = (held << 8) | static_cast<unsigned>(state & 1);
-        low = stage;
-        if (++count == 4 && (reinterpret_cast<std::uintptr_t>(out + stage) & 3u) == 0) {
-          *reinterpret_cast<unsigned*>(out + stage) = held;
-          count = 0;
-        } else if (count == 4) {  // not aligned: the highest of the four goes alone
-          out[stage + 3] = static_cast<std::uint8_t>(held >> 24);
-          count = 3;
-        }
-      }
+      if (stage < static_cast<long long>(info_bits))
+        out[stage] = static_cast<std::uint8_t>(state & 1);
     }
     state = (state >> 1) | (decision ? half : 0);
     q = q == 0 ? P - 1 : q - 1;
     slot = slot == 0 ? ring_slots - 1 : slot - 1;
   }
-  for (int i = 0; i < count; ++i) out[low + i] = static_cast<std::uint8_t>(held >> (8 * i));
 }
 
 template <class Spec, bool Punctured>
@@ -107,39 +92,9 @@ struct tile_run {
   int stages, begin, end, subframes, noted, boundary, slot;
   std::uint8_t* out;
   const std::int8_t* llr;
-  // The LLR cursor: frame stage, puncturing phase, and the index of the next value in the
-  // frame's values, which a tile reads in order (punctured positions are not stored), wrapping
-  // to 0 after the frame's last stage (tail-biting). Values come from an aligned 8-byte window.
-  long long ts, at;
+  // The LLR cursor: frame stage, puncturing phase, index of the stage's first value.
+  long long ts, period_start;
   int phase;
-  unsigned long long window;
-  int avail;
-
-  // Reloads the window at `at`: 8 aligned bytes where they lie inside the batch, else one byte
-  // (the batch's first and last bytes, which a wider load could read past).
-  __device__ __forceinline__ void refill() {
-    const std::int8_t* where = llr + at;
-    const auto address = reinterpret_cast<std::uintptr_t>(where);
-    const std::uintptr_t block = address & ~std::uintptr_t{7};
-    const auto batch_begin = reinterpret_cast<std::uintptr_t>(p.llr);
-    const std::uintptr_t batch_end = batch_begin + p.frames * p.coded_bits;
-    if (block >= batch_begin && block + 8 <= batch_end) {
-      const int skip = static_cast<int>(address & 7u);
-      window = __ldg(reinterpret_cast<const unsigned long long*>(block)) >> (8 * skip);
-      avail = 8 - skip;
-    } else {
-      window = static_cast<unsigned char>(*where);
-      avail = 1;
-    }
-  }
-  __device__ __forceinline__ int next_value() {
-    if (avail == 0) refill();
-    const int v = static_cast<signed char>(window & 0xffu);
-    window >>= 8;
-    --avail;
-    ++at;
-    return v;
-  }
 
   __device__ int start_of(int s) const {
     return min(min(begin + (s + 1) * static_cast<int>(p.sub), end) + static_cast<int>(p.v2),
@@ -150,18 +105,21 @@ struct tile_run {
   __device__ __forceinline__ void load_stage(int (&dst)[beta]) {
     if constexpr (Punctured) {
       const unsigned mask = __ldg(p.phase_mask + phase);
+      long long at = period_start + __ldg(p.phase_base + phase);
 #pragma unroll
-      for (int b = 0; b < beta; ++b) dst[b] = (mask >> b) & 1u ? next_value() : 0;
-      if (++phase == p.period) phase = 0;
+      for (int b = 0; b < beta; ++b) dst[b] = (mask >> b) & 1u ? llr[at++] : 0;
+      if (++phase == p.period) {
+        phase = 0;
+        period_start += p.sent_per_period;
+      }
     } else {
 #pragma unroll
-      for (int b = 0; b < beta; ++b) dst[b] = next_value();
+      for (int b = 0; b < beta; ++b) dst[b] = llr[ts * beta + b];
     }
     if (++ts == p.N) {
       ts = 0;
       phase = 0;
-      at = 0;
-      avail = 0;
+      period_start = 0;
     }
   }
 
@@ -307,8 +265,7 @@ struct tile_run {
     llr = p.llr + frame * p.coded_bits;
     ts = ((lo % N) + N) % N;
     phase = static_cast<int>(ts % p.period);
-    at = (ts / p.period) * p.sent_per_period + p.phase_base[phase];
-    avail = 0;
+    period_start = (ts / p.period) * p.sent_per_period;
     const bool known_start = !p.circle && lo == 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = 0;
