@@ -100,6 +100,14 @@ void fast_trellis::branch_tables(const std::int8_t* llr, std::size_t stages, std
   }
 }
 
+void fast_trellis::branch_tables_two(const std::int8_t* llr0, const std::int8_t* llr1,
+                                     std::size_t stages, std::int16_t* tables) const {
+  if (layout_ == branch_layout::pair) return pair_tables_two(llr0, llr1, stages, tables);
+  const std::size_t row = two_frame_row(layout_);
+  branch_tables(llr0, stages, tables, row);
+  branch_tables(llr1, stages, tables + row / 2, row);
+}
+
 void fast_trellis::start_metrics(bool all_states, std::int16_t* metric) const {
   for (unsigned j = 0; j < code_.states(); ++j)
     metric[j] = all_states || j == 0 ? std::int16_t{0} : excluded_;
@@ -326,6 +334,21 @@ void fast_frame_decoder::tables_for(const std::int8_t* llr, std::size_t first, s
   }
 }
 
+void fast_frame_decoder::tables_for_two(const std::int8_t* llr0, const std::int8_t* llr1,
+                                        std::size_t first, std::size_t count,
+                                        std::int16_t* tables) const {
+  const std::size_t N = shape_.stages, beta = static_cast<std::size_t>(pattern_.beta());
+  const std::size_t row = two_frame_row(trellis_->layout());
+  while (count) {
+    const std::size_t stage = (first + N - wrap_ % N) % N;
+    const std::size_t run = std::min(count, N - stage);
+    trellis_->branch_tables_two(llr0 + beta * stage, llr1 + beta * stage, run, tables);
+    tables += row * run;
+    first += run;
+    count -= run;
+  }
+}
+
 unsigned fast_frame_decoder::end_state(const std::int16_t* metric) const {
   return term_ == termination::zero_tail ? 0u : trellis_->best_state(metric);
 }
@@ -351,14 +374,13 @@ void fast_frame_decoder::forward_pair(std::span<const std::int8_t> received0,
                                       fast_slot& b, fast_scratch& scratch,
                                       survivor_walk* walk) const {
   const std::size_t total = shape_.stages + 2 * wrap_;
-  const std::size_t row = two_frame_row(trellis_->layout()), row_bytes = trellis_->row_bytes();
+  const std::size_t row_bytes = trellis_->row_bytes();
   const std::int8_t* llr[2] = {stage_llrs(received0, a), stage_llrs(received1, b)};
   std::int16_t* const metric[2] = {a.metric.data(), b.metric.data()};
   for (std::int16_t* m : metric) trellis_->start_metrics(term_ == termination::tail_biting, m);
   for (std::size_t e = 0; e < total; e += kTableChunk) {
     const std::size_t n = std::min(kTableChunk, total - e);
-    tables_for(llr[0], e, n, scratch.tables.data(), row);
-    tables_for(llr[1], e, n, scratch.tables.data() + row / 2, row);
+    tables_for_two(llr[0], llr[1], e, n, scratch.tables.data());
     std::uint8_t* const rows[2] = {a.rows.data() + e * row_bytes, b.rows.data() + e * row_bytes};
     trellis_->forward_two(metric, scratch.tables.data(), n, rows, walk);
   }

@@ -38,6 +38,9 @@ class fast_trellis {
   // stage t's table_entries() values at tables + t * stride.
   void branch_tables(const std::int8_t* llr, std::size_t stages, std::int16_t* tables,
                      std::size_t stride) const;
+  // The same for two frames into rows of two_frame_row(layout()): frame 0's table, then frame 1's.
+  void branch_tables_two(const std::int8_t* llr0, const std::int8_t* llr1, std::size_t stages,
+                         std::int16_t* tables) const;
   // Start metrics: state 0 only (others excluded), or all states equal.
   void start_metrics(bool all_states, std::int16_t* metric) const;
   // The state with the best metric, the lowest among equals.
@@ -142,6 +145,9 @@ class fast_frame_decoder {
   // extended stage e is frame stage (e - W) mod N).
   void tables_for(const std::int8_t* llr, std::size_t first, std::size_t count,
                   std::int16_t* tables, std::size_t stride) const;
+  // The same for two frames, in rows of two_frame_row(layout()) (tables for the two-frame kernel).
+  void tables_for_two(const std::int8_t* llr0, const std::int8_t* llr1, std::size_t first,
+                      std::size_t count, std::int16_t* tables) const;
   unsigned end_state(const std::int16_t* metric) const;
   // The ACS of two frames into slots a and b, with `walk` (if any) walked alongside.
   void forward_pair(std::span<const std::int8_t> received0, std::span<const std::int8_t> received1,

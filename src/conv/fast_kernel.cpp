@@ -145,21 +145,30 @@ void acs_for_K(const acs_call& c) {
 // gives sums (l0 + l1 twice) and differences (l1 - l0, l0 - l1); (sum, -sum) and the differences
 // interleaved by 32-bit units are the stages' tables, 8 bytes each: stored whole when the rows
 // are contiguous (stride 4), else one 64-bit word per row.
-void pair_tables_simd(const std::int8_t* pairs, std::size_t stages, std::int16_t* tables,
-                      std::size_t stride) {
+// The pair tables of stages t..t + 3 from their 8 LLRs: stages t, t + 1 in `first`, t + 2, t + 3
+// in `second`.
+HWY_INLINE void pair_block(const std::int8_t* pairs, hn::Vec<hn::Full128<std::int16_t>>& first,
+                           hn::Vec<hn::Full128<std::int16_t>>& second) {
   const hn::Full128<std::int16_t> d;
   const hn::Rebind<std::int8_t, decltype(d)> d8;
   const hn::Repartition<std::int32_t, decltype(d)> d32;
+  const auto x = hn::PromoteTo(d, hn::LoadU(d8, pairs));
+  const auto swapped = hn::Reverse2(d, x);
+  const auto sum = hn::Add(x, swapped), difference = hn::Sub(swapped, x);
+  const auto plus_minus = hn::OddEven(hn::Sub(hn::Zero(d), sum), sum);
+  const auto a = hn::BitCast(d32, plus_minus), b = hn::BitCast(d32, difference);
+  first = hn::BitCast(d, hn::InterleaveLower(d32, a, b));
+  second = hn::BitCast(d, hn::InterleaveUpper(d32, a, b));
+}
+
+void pair_tables_simd(const std::int8_t* pairs, std::size_t stages, std::int16_t* tables,
+                      std::size_t stride) {
+  const hn::Full128<std::int16_t> d;
   const hn::Repartition<std::uint64_t, decltype(d)> d64;
   std::size_t t = 0;
   for (; t + 4 <= stages; t += 4) {
-    const auto x = hn::PromoteTo(d, hn::LoadU(d8, pairs + 2 * t));
-    const auto swapped = hn::Reverse2(d, x);
-    const auto sum = hn::Add(x, swapped), difference = hn::Sub(swapped, x);
-    const auto plus_minus = hn::OddEven(hn::Sub(hn::Zero(d), sum), sum);
-    const auto a = hn::BitCast(d32, plus_minus), b = hn::BitCast(d32, difference);
-    const auto first = hn::BitCast(d, hn::InterleaveLower(d32, a, b));   // stages t, t + 1
-    const auto second = hn::BitCast(d, hn::InterleaveUpper(d32, a, b));  // stages t + 2, t + 3
+    hn::Vec<decltype(d)> first, second;  // stages t, t + 1; t + 2, t + 3
+    pair_block(pairs + 2 * t, first, second);
     if (stride == 4) {
       hn::StoreU(first, d, tables + 4 * t);
       hn::StoreU(second, d, tables + 4 * t + 8);
@@ -178,6 +187,35 @@ void pair_tables_simd(const std::int8_t* pairs, std::size_t stages, std::int16_t
         static_cast<std::int16_t>(l0 + l1), static_cast<std::int16_t>(-l0 - l1),
         static_cast<std::int16_t>(l1 - l0), static_cast<std::int16_t>(l0 - l1)};
     std::memcpy(tables + t * stride, entry, 8);
+  }
+}
+
+// Two frames' pair tables as the two-frame kernel reads them: row t = [frame 0's 4 | frame 1's 4].
+void pair_tables_two_simd(const std::int8_t* pairs0, const std::int8_t* pairs1, std::size_t stages,
+                          std::int16_t* tables) {
+  const hn::Full128<std::int16_t> d;
+  const hn::Repartition<std::uint64_t, decltype(d)> d64;
+  std::size_t t = 0;
+  for (; t + 4 <= stages; t += 4) {
+    hn::Vec<decltype(d)> first0, second0, first1, second1;
+    pair_block(pairs0 + 2 * t, first0, second0);
+    pair_block(pairs1 + 2 * t, first1, second1);
+    const auto f0 = hn::BitCast(d64, first0), f1 = hn::BitCast(d64, first1);
+    const auto s0 = hn::BitCast(d64, second0), s1 = hn::BitCast(d64, second1);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, f0, f1)), d, tables + 8 * t);
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, f0, f1)), d, tables + 8 * (t + 1));
+    hn::StoreU(hn::BitCast(d, hn::InterleaveLower(d64, s0, s1)), d, tables + 8 * (t + 2));
+    hn::StoreU(hn::BitCast(d, hn::InterleaveUpper(d64, s0, s1)), d, tables + 8 * (t + 3));
+  }
+  for (; t < stages; ++t) {
+    const int l0 = pairs0[2 * t], l1 = pairs0[2 * t + 1], m0 = pairs1[2 * t],
+              m1 = pairs1[2 * t + 1];
+    const std::int16_t row[8] = {
+        static_cast<std::int16_t>(l0 + l1), static_cast<std::int16_t>(-l0 - l1),
+        static_cast<std::int16_t>(l1 - l0), static_cast<std::int16_t>(l0 - l1),
+        static_cast<std::int16_t>(m0 + m1), static_cast<std::int16_t>(-m0 - m1),
+        static_cast<std::int16_t>(m1 - m0), static_cast<std::int16_t>(m0 - m1)};
+    std::memcpy(tables + 8 * t, row, sizeof row);
   }
 }
 
@@ -257,6 +295,16 @@ void PairTables(const std::int8_t* pairs, std::size_t stages, std::int16_t* tabl
 #endif
 }
 
+void PairTablesTwo(const std::int8_t* pairs0, const std::int8_t* pairs1, std::size_t stages,
+                   std::int16_t* tables) {
+#if HWY_TARGET != HWY_SCALAR && !HWY_HAVE_SCALABLE
+  pair_tables_two_simd(pairs0, pairs1, stages, tables);
+#else
+  PairTables(pairs0, stages, tables, 8);
+  PairTables(pairs1, stages, tables + 4, 8);
+#endif
+}
+
 // The sum of |L| in blocks of 4096: four accumulators, element i into accumulator i mod 4, in
 // order; one 128-bit vector of them on SIMD targets and four floats on the scalar one: the same
 // IEEE additions in the same order, so every target returns the same sum (the automatic scale
@@ -333,6 +381,7 @@ HWY_EXPORT(AcsShape);
 HWY_EXPORT(RunAcs);
 HWY_EXPORT(QuantizeLlrs);
 HWY_EXPORT(PairTables);
+HWY_EXPORT(PairTablesTwo);
 HWY_EXPORT(ScanLlrs);
 
 simd_shape acs_shape(int K) {
@@ -347,6 +396,11 @@ void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t*
                  std::size_t stride) {
   ::gpufec::detail::apply_simd_cap();
   HWY_DYNAMIC_DISPATCH(PairTables)(llr_pairs, stages, tables, stride);
+}
+void pair_tables_two(const std::int8_t* llr_pairs0, const std::int8_t* llr_pairs1,
+                     std::size_t stages, std::int16_t* tables) {
+  ::gpufec::detail::apply_simd_cap();
+  HWY_DYNAMIC_DISPATCH(PairTablesTwo)(llr_pairs0, llr_pairs1, stages, tables);
 }
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q) {
   ::gpufec::detail::apply_simd_cap();

@@ -86,6 +86,11 @@ inline constexpr std::size_t renormalize_every = 16;
 void pair_tables(const std::int8_t* llr_pairs, std::size_t stages, std::int16_t* tables,
                  std::size_t stride);
 
+// The pair tables of two frames' stages, as the two-frame kernel reads them: stage t's row at
+// tables + 8 t holds frame 0's four entries, then frame 1's (pair_tables with stride 8, twice).
+void pair_tables_two(const std::int8_t* llr_pairs0, const std::int8_t* llr_pairs1,
+                     std::size_t stages, std::int16_t* tables);
+
 // q[i] = round-half-even(clamp(llr[i] * scale, -127, 127)) as int8 (llr finite).
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q);
 // The sum of |llr[i]| (summed in one order on every target) and the index of the first value
