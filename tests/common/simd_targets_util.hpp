@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ inline std::vector<std::int64_t> simd_targets_to_test() {
   for (std::int64_t left = hwy::SupportedTargets() & HWY_TARGETS; left != 0; left &= left - 1)
     out.push_back(left & -left);
   return out;
+}
+
+// Whether GPUFEC_SIMD leaves out some targets (then fewer are tested; scalar leaves no SIMD one).
+inline bool simd_capped() {
+  const char* cap = std::getenv(detail::simd_cap_variable);
+  return cap && detail::simd_cap_disabled_targets(cap) != 0;
 }
 
 // Makes Highway dispatch to `target` until destruction, which restores the normal choice (also

@@ -86,8 +86,8 @@ TEST(ConvSimdTargets, TheMockReachesSeveralTargets) {
   const auto targets = simd_targets_to_test();
   std::string names;
   for (const auto t : targets) names += simd_target_name(t) + " ";
-  // Any x86-64 CPU has SSE4 and SSSE3, besides the scalar fallback; uncapped CI also has AVX2.
-  EXPECT_GE(targets.size(), 2u) << names;
+  // Any x86-64 CPU has SSE4 and SSSE3 besides the scalar fallback (GPUFEC_SIMD=scalar: only it).
+  EXPECT_GE(targets.size(), gpufec::testing::simd_capped() ? 1u : 3u) << names;
   std::cout << "SIMD targets under test: " << names << "\n";
 }
 
@@ -140,8 +140,10 @@ TEST(ConvSimdTargets, FastEqualsReferenceOnEveryTarget) {
           }
         }
   }
-  EXPECT_GE(checked_targets, 2u);
-  EXPECT_GT(frames_with_errors, 50u) << "too little noise to exercise the decisions";
+  EXPECT_GE(checked_targets, gpufec::testing::simd_capped() ? 0u : 2u);
+  if (checked_targets > 0) {
+    EXPECT_GT(frames_with_errors, 50u) << "too little noise to exercise the decisions";
+  }
 }
 
 // The float path runs Highway code besides the ACS (the |LLR| scan of the automatic scale, the
@@ -150,6 +152,7 @@ TEST(ConvSimdTargets, FloatInputDecidesAsOnTheDefaultTarget) {
   const conv_code code(7, {0171, 0133});
   const auto pattern = puncture_pattern::standard("3/4", 2);
   const std::size_t N = 300, frames = 6;
+  if (detail::acs_shape(7).lanes < 2) GTEST_SKIP() << "no SIMD target (GPUFEC_SIMD=scalar)";
   const auto batch = make_frames(code, pattern, N, termination::truncated, frames);
   decoder_options fast;
   fast.decoder = decoder_kind::fast;
