@@ -1,6 +1,6 @@
 // The fast decoder's SIMD kernels, written once with Google Highway and compiled for every x86
-// target it knows (AVX-512, AVX2, SSE4, SSSE3, portable 128-bit emulation); HWY_DYNAMIC_DISPATCH
-// picks the best the CPU has at run time.
+// target Highway builds for here (AVX-512, AVX2, SSE4, SSSE3 and scalar); HWY_DYNAMIC_DISPATCH
+// picks the best the CPU has at run time, at most the GPUFEC_SIMD cap (common/simd_target.hpp).
 //
 // Add-compare-select (ACS) over all 2^(K-1) states of a stage, int16 path metrics.
 //
