@@ -16,7 +16,6 @@ register_kernel_entry entry_of() {
   e.beta = Spec::beta;
   for (int b = 0; b < Spec::beta; ++b) e.polynomials.push_back(Spec::poly(b));
   e.words = Spec::words;
-  e.table_bytes = regs::register_table_bytes<Spec>();
   e.kernel[0] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, false>);
   e.kernel[1] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, true>);
   e.labels_match = [](const conv_code& code) {

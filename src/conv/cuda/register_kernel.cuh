@@ -14,9 +14,8 @@
 //
 // Index map: thread t of block b takes tiles g = b T + t, g + gridDim.x T, ... (T threads per
 // block); tile g is tile i = g mod tiles_per_frame of frame g / tiles_per_frame. Shared memory:
-// the survivor-bit table [phase][state] (bytes), then the rings [slot][thread][word] (uint32), so
-// a warp's stores of one stage are consecutive. Bytes = phases * S (rounded to 16) + ring * T *
-// words * 4.
+// the rings [slot][thread][word] (uint32), so a warp's stores of one stage are consecutive.
+// Bytes = ring * T * words * 4.
 //
 // Why it is exact. Metrics are kept non-negative and below 2^15: every branch metric carries the
 // bias 127 beta (so it lies in [0, 254 beta]); the metrics are renormalized every two cycles by
@@ -50,28 +49,88 @@ __device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
 // Traces one subframe back: from state `state` at tile position `start` down to `a`, writing the
 // decided bits of tile positions [a, b) to out[first + (t - begin)] while below info_bits.
 // `slot` is the ring slot of position start - 1. Survivor words: ring[(slot * T + thread) *
-// words + w]; a stored bit 1 means "from the lower predecessor" (decision 0).
+// words + w]; a stored bit 1 means "from the lower predecessor" (decision 0). Where a state's
+// bit lies depends on the layout phase of the stage that wrote it (survivor_bit); whole cycles of
+// K-1 steps run unrolled with those phases as constants, their words loaded first, so a step's
+// dependent chain is a few integer operations, not a table lookup and a load.
 template <class Spec>
-__device__ __noinline__ void trace_subframe(const unsigned* ring, int threads, int thread,
-                                            int ring_slots, int slot, const std::uint8_t* bit_of,
-                                            int start, int a, int b, int state, int begin,
-                                            long long first, unsigned info_bits,
-                                            std::uint8_t* out) {
-  constexpr int P = Spec::phases, W = Spec::words, half = Spec::S / 2;
-  int q = start % P;  // the layout after position start - 1's ACS
-  for (int t = start - 1; t >= a; --t) {
-    const int bit = bit_of[q * Spec::S + state];
-    const unsigned word = ring[(slot * threads + thread) * W + (bit >> 5)];
-    const int decision = ((word >> (bit & 31)) & 1u) ^ 1;
+struct tracer {
+  static constexpr int P = Spec::phases, W = Spec::words, half = Spec::S / 2;
+  static_assert(W <= 2, "the register kernel keeps at most 64 states");
+
+  const unsigned* ring;
+  int threads, thread, ring_slots;
+  int begin, b;
+  long long first;
+  unsigned info_bits;
+  std::uint8_t* out;
+
+  __device__ __forceinline__ uint2 words(int slot) const {
+    const unsigned* row = ring + (slot * threads + thread) * W;
+    if constexpr (W == 2) return *reinterpret_cast<const uint2*>(row);
+    return make_uint2(row[0], 0u);
+  }
+  // One step back through a stage whose ACS produced layout Q: the state before it.
+  template <int Q>
+  __device__ __forceinline__ static int back(int state, uint2 w) {
+    const int bit = survivor_bit(Q, state);
+    const unsigned word = (W == 2 && (bit & 32)) ? w.y : w.x;
+    return (state >> 1) | ((((word >> (bit & 31)) & 1u) ^ 1u) ? half : 0);
+  }
+  template <int Q = 0>
+  __device__ __forceinline__ static int back_at(int q, int state, uint2 w) {
+    if constexpr (Q + 1 < P)
+      if (q != Q) return back_at<Q + 1>(q, state, w);
+    return back<Q>(state, w);
+  }
+  __device__ __forceinline__ void emit(int t, int state) const {
     if (t < b) {
       const long long stage = first + (t - begin);
       if (stage < static_cast<long long>(info_bits))
         out[stage] = static_cast<std::uint8_t>(state & 1);
     }
-    state = (state >> 1) | (decision ? half : 0);
-    q = q == 0 ? P - 1 : q - 1;
-    slot = slot == 0 ? ring_slots - 1 : slot - 1;
   }
+  __device__ __forceinline__ int previous(int slot) const {
+    return slot == 0 ? ring_slots - 1 : slot - 1;
+  }
+  // The k-th step of a whole cycle (phases 0, P-1, ..., 1).
+  template <int k>
+  __device__ __forceinline__ int cycle(int t, int state, const uint2 (&w)[P]) const {
+    emit(t - k, state);
+    state = back<(P - k) % P>(state, w[k]);
+    if constexpr (k + 1 < P) return cycle<k + 1>(t, state, w);
+    return state;
+  }
+
+  __device__ void trace(int start, int a, int slot, int state) const {
+    int t = start - 1, q = start % P;  // q: the layout after position t's ACS
+    for (; q != 0 && t >= a; --t, q = q - 1, slot = previous(slot)) {  // to a cycle's start
+      emit(t, state);
+      state = back_at(q, state, words(slot));
+    }
+    for (; t - (P - 1) >= a; t -= P) {  // whole cycles
+      uint2 w[P];
+#pragma unroll
+      for (int k = 0; k < P; ++k) {
+        w[k] = words(slot);
+        slot = previous(slot);
+      }
+      state = cycle<0>(t, state, w);
+    }
+    for (q = 0; t >= a; --t, q = q == 0 ? P - 1 : q - 1, slot = previous(slot)) {  // the rest
+      emit(t, state);
+      state = back_at(q, state, words(slot));
+    }
+  }
+};
+
+template <class Spec>
+__device__ __noinline__ void trace_subframe(const unsigned* ring, int threads, int thread,
+                                            int ring_slots, int slot, int start, int a, int b,
+                                            int state, int begin, long long first,
+                                            unsigned info_bits, std::uint8_t* out) {
+  const tracer<Spec> tr{ring, threads, thread, ring_slots, begin, b, first, info_bits, out};
+  tr.trace(start, a, slot, state);
 }
 
 template <class Spec, bool Punctured>
@@ -81,7 +140,6 @@ struct tile_run {
 
   const tiled_params& p;
   unsigned* ring;
-  const std::uint8_t* bit_of;
   int threads, thread;
   unsigned pm[R];
   int L[P][beta];   // this cycle's LLRs, per stage
@@ -154,8 +212,8 @@ struct tile_run {
     const int a = begin + s * static_cast<int>(p.sub);
     const int b = min(a + static_cast<int>(p.sub), end);
     const int last_slot = (slot == 0 ? static_cast<int>(p.ring) : slot) - 1;
-    trace_subframe<Spec>(ring, threads, thread, static_cast<int>(p.ring), last_slot, bit_of, start,
-                         a, b, state, begin, first, p.info_bits, out);
+    trace_subframe<Spec>(ring, threads, thread, static_cast<int>(p.ring), last_slot, start, a, b,
+                         state, begin, first, p.info_bits, out);
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
@@ -304,24 +362,13 @@ struct tile_run {
 template <class Spec, bool Punctured>
 __global__ void register_viterbi_kernel(tiled_params p) {
   extern __shared__ __align__(16) unsigned char shared[];
-  constexpr int table_bytes = (Spec::phases * Spec::S + 15) / 16 * 16;
-  std::uint8_t* bit_of = shared;
-  for (int x = static_cast<int>(threadIdx.x); x < Spec::phases * Spec::S;
-       x += static_cast<int>(blockDim.x))
-    bit_of[x] = static_cast<std::uint8_t>(survivor_bit(x / Spec::S, x % Spec::S));
-  __syncthreads();
-  tile_run<Spec, Punctured> run{p, reinterpret_cast<unsigned*>(shared + table_bytes), bit_of,
+  tile_run<Spec, Punctured> run{p, reinterpret_cast<unsigned*>(shared),
                                 static_cast<int>(blockDim.x), static_cast<int>(threadIdx.x)};
   const unsigned long long total = p.frames * p.tiles_per_frame;
   for (unsigned long long g =
            static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
        g < total; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
     run.run(g / p.tiles_per_frame, static_cast<unsigned>(g % p.tiles_per_frame));
-}
-
-template <class Spec>
-constexpr std::size_t register_table_bytes() {
-  return (Spec::phases * Spec::S + 15) / 16 * 16;
 }
 
 }  // namespace gpufec::conv::detail::regs

@@ -15,8 +15,7 @@ namespace gpufec::conv::detail {
 struct register_kernel_entry {
   int K = 0, beta = 0;
   std::vector<std::uint32_t> polynomials;
-  int words = 0;                // survivor words per stage
-  std::size_t table_bytes = 0;  // the survivor-bit table at the start of shared memory
+  int words = 0;                               // survivor words per stage
   const void* kernel[2] = {nullptr, nullptr};  // [punctured]
   bool (*labels_match)(const conv_code&) = nullptr;
 };

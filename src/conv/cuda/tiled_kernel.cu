@@ -347,8 +347,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const std::size_t per_thread = std::size_t{params_.ring} * entry->words * sizeof(unsigned);
     int best_threads = 0;
     for (int threads = 32; threads <= std::min(512, limits.max_block_threads); threads += 32) {
-      const std::size_t shared =
-          entry->table_bytes + per_thread * static_cast<std::size_t>(threads);
+      const std::size_t shared = per_thread * static_cast<std::size_t>(threads);
       if (shared > limits.shared_optin) break;
       cuda::allow_shared(kernel, shared);
       const int blocks = cuda::resident_blocks(kernel, threads, shared);
