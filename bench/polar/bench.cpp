@@ -172,10 +172,28 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
         add(bp_options(b, implementation::fast, early), name, frames / (b.iterations > 10 ? 8 : 4));
         if (!cfg.cuda) continue;
         const double cpu_mbps = rows.back().info_mbps;
-        rows.push_back(measure(w, bp_options(b, implementation::automatic, early), name, -1,
-                               cuda_frames, cfg.repeats));
-        rows.back().cpu_ratio = rows.back().info_mbps / cpu_mbps;
-        if (on_row) on_row(rows.back());
+        const bool registers_apply =
+            (b.rule == update_rule::min_sum || b.rule == update_rule::scaled_min_sum) && N >= 8 &&
+            N <= 2048;
+        for (const message_precision precision : cfg.cuda_precisions)
+          for (const cuda_kernel kernel : cfg.cuda_kernels)
+            for (const refill_policy refill : cfg.cuda_refills) {
+              const bool fp16 = precision == message_precision::fp16;
+              if ((fp16 || kernel == cuda_kernel::registers) && !registers_apply) continue;
+              if (fp16 && kernel == cuda_kernel::memory) continue;
+              if (refill != cfg.cuda_refills.front() && !early) continue;
+              decoder_options o = bp_options(b, implementation::automatic, early);
+              o.precision = precision;
+              o.kernel = kernel;
+              o.refill = refill;
+              std::string variant = name;
+              if (fp16) variant.append(" fp16");
+              if (kernel != cuda_kernel::automatic) variant.append(" ").append(name_of(kernel));
+              if (early && cfg.cuda_refills.size() > 1) variant.append(" ").append(name_of(refill));
+              rows.push_back(measure(w, o, variant, -1, cuda_frames, cfg.repeats));
+              rows.back().cpu_ratio = rows.back().info_mbps / cpu_mbps;
+              if (on_row) on_row(rows.back());
+            }
       }
     for (const bench_bp& b : cfg.bp_reference)
       add(bp_options(b, implementation::reference, false), bp_name(b) + " reference", frames / 32);
@@ -196,14 +214,14 @@ std::string format_header(const bench_config& cfg) {
                 probe.summary().simd_target.c_str(), probe.summary().lanes,
                 cfg.threads > 0 ? cfg.threads : omp_get_max_threads());
   std::string header = line;
-  std::snprintf(line, sizeof line, "# %6s %6s %-26s %-9s %7s %8s %10s %10s %8s %6s\n", "N", "K",
+  std::snprintf(line, sizeof line, "# %6s %6s %-34s %-9s %7s %8s %10s %10s %8s %6s\n", "N", "K",
                 "decoder", "path", "threads", "frames", "ms/call", "info Mb/s", "FER", "iters");
   return header + line;
 }
 
 std::string format_row(const bench_row& r) {
   char line[256];
-  std::snprintf(line, sizeof line, "  %6u %6u %-26s %-9s %7d %8zu %10.3f %10.2f %8.4f %6.2f", r.N,
+  std::snprintf(line, sizeof line, "  %6u %6u %-34s %-9s %7d %8zu %10.3f %10.2f %8.4f %6.2f", r.N,
                 r.K, r.decoder.c_str(), r.path.c_str(), r.threads, r.frames, r.seconds * 1e3,
                 r.info_mbps, r.fer, r.mean_iterations);
   std::string text = line;

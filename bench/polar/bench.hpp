@@ -40,6 +40,11 @@ struct bench_config {
   // Also time every BP row on the CUDA plan's device path (decoder only, CUDA events, LLRs
   // already in device memory) on at least 2^25 / N frames, beside the CPU rows.
   bool cuda = false;
+  // The CUDA rows' variants: each BP row once per precision, kernel and refill policy that applies
+  // (fp16 and the register kernel: min-sum rules, N <= 2048; the refill policy: early stopping).
+  std::vector<message_precision> cuda_precisions{message_precision::fp32, message_precision::fp16};
+  std::vector<cuda_kernel> cuda_kernels{cuda_kernel::automatic};
+  std::vector<refill_policy> cuda_refills{refill_policy::replace};
 };
 
 struct bench_row {

@@ -56,6 +56,27 @@ void validate(const polar_code& code, const decoder_options& o, std::size_t max_
             "the min-sum scale must lie in (0, 1] (scale = ", o.scale, ")");
 }
 
+// What the CUDA kernels can run (checked on every build, so the messages are testable without a
+// device): the register kernel takes N in [8, 2048] and the min-sum rules; fp16 is that kernel's.
+void validate_cuda(const polar_code& code, const decoder_options& o) {
+  const bool min_sum = o.update == update_rule::min_sum || o.update == update_rule::scaled_min_sum;
+  const bool registers_fit = code.N() >= 8 && code.N() <= 2048 && min_sum;
+  if (o.precision == message_precision::fp16) {
+    require(o.kernel != cuda_kernel::memory,
+            "fp16 messages are the register kernel's (kernel = memory takes fp32)");
+    require(min_sum, "fp16 BP messages take the min-sum rules (update = ", name_of(o.update),
+            "): use minsum or scaled, or fp32");
+    require(registers_fit, "fp16 BP messages need N in [8, 2048] (N = ", code.N(),
+            "), the register kernel's range: use fp32");
+  }
+  if (o.kernel == cuda_kernel::registers) {
+    require(min_sum, "the register BP kernel takes the min-sum rules (update = ", name_of(o.update),
+            "): use kernel = memory or auto");
+    require(registers_fit, "the register BP kernel needs N in [8, 2048] (N = ", code.N(),
+            "): use kernel = memory or auto");
+  }
+}
+
 }  // namespace
 
 decoder_plan::decoder_plan(const polar_code& code, const decoder_options& options, backend where,
@@ -68,6 +89,7 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
             "the CUDA polar decoder is BP (decoder = sc): plan SC on backend::cpu (--backend cpu)");
     require(options_.path == implementation::automatic, "implementation ", name_of(options_.path),
             " names a CPU path; a CUDA plan takes path = auto");
+    validate_cuda(code_, options_);
     const auto make = cuda_factory<detail::cuda_bp_entry>("the CUDA polar BP decoder");
     auto engine = make(code_, options_, max_batch);
     device_ = engine.get();
@@ -80,6 +102,11 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
     return;
   }
   summary_.where = backend::cpu;  // automatic: the CPU
+  require(options_.precision == message_precision::fp32,
+          "fp16 messages are a CUDA BP option (precision = fp16 on the CPU): use backend::cuda");
+  require(options_.kernel == cuda_kernel::automatic,
+          "the CUDA kernel choice (kernel = ", name_of(options_.kernel),
+          ") is a CUDA option: use backend::cuda or kernel = auto");
 
   const detail::simd_target target = detail::fast_simd_target();
   implementation path = options_.path;

@@ -418,6 +418,25 @@ TEST_F(PolarCli, CudaBackendFailsWithExitOne) {
   EXPECT_FALSE(std::filesystem::exists(path("out.txt")));
 }
 
+// --precision and --cuda-kernel are CUDA BP options: given to SC or to the CPU backend, or asking
+// the register kernel for what it cannot run, they are a bad command line (exit 2), refused before
+// anything runs (on any machine: the checks need no device).
+TEST_F(PolarCli, CudaKernelOptionsOutsideTheirPlaceAreABadCommandLine) {
+  for (const std::string& args :
+       {std::string("simulate polar --N 64 --ebn0 1 --max-frames 10 --precision fp16"),
+        std::string("simulate polar --N 64 --ebn0 1 --max-frames 10 --decoder bp --bp-update "
+                    "minsum --cuda-kernel registers --backend cpu"),
+        std::string("simulate polar --N 64 --ebn0 1 --max-frames 10 --decoder bp --bp-update sp "
+                    "--precision fp16 --backend cuda"),
+        std::string("simulate polar --N 4096 --construct ga:2 --ebn0 1 --max-frames 10 --decoder "
+                    "bp --bp-update minsum --cuda-kernel registers --backend cuda"),
+        std::string("simulate polar --N 64 --ebn0 1 --precision fp17")}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_FALSE(contains(r.output, "internal error")) << r.output;
+  }
+}
+
 TEST_F(PolarCli, BenchMeasuresReferenceAndFastPathsIntoJson) {
   const auto r = run_cli(
       "bench polar --N 64 --frames 64 --repeats 1 --bp-update minsum --iters "

@@ -54,6 +54,38 @@ TEST(PolarPlan, RefusesBadOptions) {
   EXPECT_NE(error_of([&] { decoder_plan(code, o); }).find("hard outputs only"), std::string::npos);
 }
 
+// The CUDA kernel and fp16 options: refused on the CPU, and on CUDA where the register kernel
+// cannot run them (checked before any device is needed, so these run everywhere).
+TEST(PolarPlan, RefusesCudaKernelOptionsItCannotHonour) {
+  const polar_code code(64, 32);
+  decoder_options o = bp_minsum();
+  o.precision = message_precision::fp16;
+  EXPECT_NE(error_of([&] { decoder_plan(code, o); }).find("CUDA BP option"), std::string::npos);
+  o = bp_minsum();
+  o.kernel = cuda_kernel::registers;
+  EXPECT_NE(error_of([&] { decoder_plan(code, o); }).find("kernel = registers"), std::string::npos);
+  o = bp_minsum();
+  o.update = update_rule::sum_product;
+  o.precision = message_precision::fp16;
+  EXPECT_NE(error_of([&] { decoder_plan(code, o, backend::cuda); }).find("update = sp"),
+            std::string::npos);
+  o.precision = message_precision::fp32;
+  o.kernel = cuda_kernel::registers;
+  EXPECT_NE(error_of([&] { decoder_plan(code, o, backend::cuda); }).find("update = sp"),
+            std::string::npos);
+  o = bp_minsum();
+  o.kernel = cuda_kernel::registers;
+  EXPECT_NE(
+      error_of([&] { decoder_plan(polar_code(4096, 2048), o, backend::cuda); }).find("N = 4096"),
+      std::string::npos);
+  EXPECT_NE(error_of([&] { decoder_plan(polar_code(4, 2), o, backend::cuda); }).find("N = 4"),
+            std::string::npos);
+  o.kernel = cuda_kernel::memory;
+  o.precision = message_precision::fp16;
+  EXPECT_NE(error_of([&] { decoder_plan(code, o, backend::cuda); }).find("kernel = memory"),
+            std::string::npos);
+}
+
 TEST(PolarPlan, RefusesBadInputBeforeDecoding) {
   const polar_code code(64, 32);
   for (auto path : {implementation::reference, implementation::fast}) {

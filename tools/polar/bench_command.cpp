@@ -24,6 +24,9 @@ struct polar_bench_options {
   std::vector<int> iterations{10};
   std::size_t frames = 0;
   int repeats = 5;
+  std::vector<std::string> precisions{"fp32", "fp16"};
+  std::vector<std::string> kernels{"auto"};
+  std::vector<std::string> refills{"replace"};
 };
 
 action bench_polar(CLI::App& cmd, const bench_options& common) {
@@ -63,6 +66,22 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
   cmd.add_option("--repeats", o->repeats, "timed calls after a warm-up (median reported)")
       ->check(in_range(1, 1000))
       ->capture_default_str();
+  cmd.add_option("--precision", o->precisions,
+                 "CUDA rows: BP message precisions, fp32 and/or fp16 (fp16: min-sum rules, "
+                 "N <= 2048; comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(names_of<polar::message_precision>()))
+      ->capture_default_str();
+  cmd.add_option("--cuda-kernel", o->kernels,
+                 "CUDA rows: auto, registers (min-sum rules, N <= 2048) and/or memory (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(names_of<polar::cuda_kernel>()))
+      ->capture_default_str();
+  cmd.add_option("--refill", o->refills,
+                 "CUDA rows with early stopping: replace and/or block (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(names_of<polar::refill_policy>()))
+      ->capture_default_str();
   return [o, &common] {
     // The CPU rows always run (the CUDA rows' ratio); cuda (or all, with a device) adds the
     // CUDA plan's device path to every BP row. cuda without a device: exit 1.
@@ -94,6 +113,15 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
     cfg.frames = o->frames;
     cfg.seed = common.seed;
     cfg.cuda = cuda;
+    cfg.cuda_precisions.clear();
+    for (const auto& name : o->precisions)
+      cfg.cuda_precisions.push_back(parse_name<polar::message_precision>(name, "--precision"));
+    cfg.cuda_kernels.clear();
+    for (const auto& name : o->kernels)
+      cfg.cuda_kernels.push_back(parse_name<polar::cuda_kernel>(name, "--cuda-kernel"));
+    cfg.cuda_refills.clear();
+    for (const auto& name : o->refills)
+      cfg.cuda_refills.push_back(parse_name<polar::refill_policy>(name, "--refill"));
     std::cout << polar::format_header(cfg) << std::flush;
     const auto rows = polar::run_bench(
         cfg, [](const polar::bench_row& r) { std::cout << polar::format_row(r) << std::flush; });

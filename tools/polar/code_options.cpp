@@ -138,13 +138,27 @@ void add_decoder_options(CLI::App& cmd, polar_decoder_options& o) {
                  "auto, reference (the scalar oracle) or fast (SIMD over codewords)")
       ->check(CLI::IsMember(names_of<polar::implementation>()))
       ->capture_default_str();
+  cmd.add_option("--precision", o.precision,
+                 "CUDA BP messages: fp32 (the CPU's numbers) or fp16 (two codewords per register; "
+                 "minsum and scaled, N <= 2048)")
+      ->check(CLI::IsMember(names_of<polar::message_precision>()))
+      ->capture_default_str();
+  cmd.add_option("--cuda-kernel", o.cuda_kernel,
+                 "CUDA BP kernel: auto, registers (minsum and scaled, N <= 2048) or memory (every "
+                 "rule and length)")
+      ->check(CLI::IsMember(names_of<polar::cuda_kernel>()))
+      ->capture_default_str();
 }
 
 polar::decoder_options polar_decoder_options::options() const {
   polar::decoder_options d;
   d.decoder = parse_name<polar::decoder_kind>(decoder, "--decoder");
   d.path = parse_name<polar::implementation>(implementation, "--impl");
+  d.precision = parse_name<polar::message_precision>(precision, "--precision");
+  d.kernel = parse_name<polar::cuda_kernel>(cuda_kernel, "--cuda-kernel");
   if (d.decoder == polar::decoder_kind::sc) {
+    if (d.precision != polar::message_precision::fp32 || d.kernel != polar::cuda_kernel::automatic)
+      throw usage_error("--precision and --cuda-kernel apply to --decoder bp on --backend cuda");
     for (const CLI::Option* given : bp_options)
       if (given && given->count() > 0)
         throw usage_error(cat(given->get_name(), " applies to --decoder bp (--decoder sc)"));

@@ -1,9 +1,9 @@
 // The polar options that `simulate`, `decode`, `encode`, `info` and `bench polar` share, in one
 // place: the code (--N, --K, --construct, --systematic) and the decoder (--decoder, --sc-update,
-// --bp-update, --iters, --early-stop, --impl). Single values are checked by CLI11 validators (exit
-// 2 before anything runs); combinations (K > N, a BP option given to SC, 5g beyond N = 1024) are
-// usage_errors (exit 2); a frozen-set file that cannot be read or is malformed is a format_error
-// naming the file (exit 1).
+// --bp-update, --iters, --early-stop, --impl, and for CUDA BP --precision, --cuda-kernel). Single
+// values are checked by CLI11 validators (exit 2 before anything runs); combinations (K > N, a BP
+// option given to SC, 5g beyond N = 1024) are usage_errors (exit 2); a frozen-set file that cannot
+// be read or is malformed is a format_error naming the file (exit 1).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -38,6 +38,7 @@ struct polar_decoder_options {
   int iterations = 10;
   bool early_stop = false;
   std::string implementation = "auto";
+  std::string precision = "fp32", cuda_kernel = "auto";  // CUDA BP only
   // The options given on the command line, to refuse those of the other decoder.
   const CLI::Option* sc_update_given = nullptr;
   const CLI::Option* bp_options[3] = {nullptr, nullptr,

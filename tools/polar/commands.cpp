@@ -42,15 +42,30 @@ std::string construct_file(const polar_code_options& o) {
 // (an update rule SC does not have, a soft output SC cannot give) is a bad command line.
 // On CUDA the same plan is made on the device (what it refuses there, SC or a build without a
 // device, exits 1 before any file is touched).
-void check_decoder(const polar::polar_code& code, polar::decoder_options o,
-                   gpufec::backend where = gpufec::backend::cpu) {
+void check_decoder(const polar::polar_code& code, polar::decoder_options o, gpufec::backend where) {
   o.threads = 1;
+  polar::decoder_options on_cpu = o;  // what every backend shares, checked on any machine
+  on_cpu.precision = polar::message_precision::fp32;
+  on_cpu.kernel = polar::cuda_kernel::automatic;
   try {
-    (void)polar::decoder_plan(code, o, gpufec::backend::cpu, 1);
+    (void)polar::decoder_plan(code, on_cpu, gpufec::backend::cpu, 1);
   } catch (const invalid_argument& e) {
     throw usage_error(cat("--decoder ", name_of(o.decoder), ": ", e.what()));
   }
-  if (where == gpufec::backend::cuda) (void)polar::decoder_plan(code, o, where, 1);
+  const bool cuda_options =
+      o.precision != on_cpu.precision || o.kernel != polar::cuda_kernel::automatic;
+  if (where != gpufec::backend::cuda && cuda_options)
+    throw usage_error("--precision and --cuda-kernel apply to --backend cuda");
+  if (where != gpufec::backend::cuda) return;
+  if (o.decoder != polar::decoder_kind::bp) {  // SC on CUDA: a run-time refusal (exit 1)
+    (void)polar::decoder_plan(code, o, where, 1);
+    return;
+  }
+  try {  // what the CUDA kernels cannot run (--precision, --cuda-kernel): a bad command line
+    (void)polar::decoder_plan(code, o, where, 1);
+  } catch (const invalid_argument& e) {
+    throw usage_error(cat("--decoder bp on --backend cuda: ", e.what()));
+  }
 }
 
 struct polar_simulate_options {
@@ -71,7 +86,7 @@ action simulate_polar(CLI::App& cmd, const simulate_options& common) {
     const gpufec::backend where = decoder_backend(common.backend);
     const polar::decoder_options options = o->decoder.options();
     polar::polar_code code = o->code.code();
-    check_decoder(code, options);
+    check_decoder(code, options, where);
     const polar::sim_family fam(std::move(code), options, where);
     return run_simulation(fam, "--ebn0", o->ebn0, common);
   };

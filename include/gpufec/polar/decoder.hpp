@@ -54,6 +54,14 @@ enum class implementation { automatic, reference, fast };
 // finished: replace: at once, from the batch's next frame, while the other slots of its block go
 // on; block: only when every slot of its block is done (fixed groups of codewords).
 enum class refill_policy { replace, block };
+// The CUDA BP kernel (docs/polar.md, CUDA): registers (each thread keeps 8 nodes of every group of
+// 3 stages in registers, only every third column goes through shared memory; N <= 2048, min-sum
+// and scaled min-sum), memory (every message in shared memory, or global memory beyond N = 2048;
+// every rule and length), automatic (registers where they apply, else memory).
+enum class cuda_kernel { automatic, registers, memory };
+// BP message precision on CUDA: fp32 (the CPU's numbers), or fp16 (two codewords per __half2
+// register; register kernel, min-sum and scaled min-sum; FER loss in docs/polar.md).
+enum class message_precision { fp32, fp16 };
 
 struct decoder_options {
   decoder_kind decoder = decoder_kind::sc;
@@ -65,6 +73,8 @@ struct decoder_options {
   implementation path = implementation::automatic;
   int threads = 0;  // OpenMP threads for a batch; 0: omp_get_max_threads() at plan time
   refill_policy refill = refill_policy::replace;  // CUDA BP with early stopping
+  cuda_kernel kernel = cuda_kernel::automatic;    // CUDA BP (the plan refuses what cannot run)
+  message_precision precision = message_precision::fp32;  // fp16: CUDA BP only
 };
 
 // What a plan chose; describe() prints it.
@@ -155,6 +165,17 @@ struct gpufec::enum_names<gpufec::polar::update_rule> {
                                       enum_entry{polar::update_rule::sum_product, "sp"},
                                       enum_entry{polar::update_rule::min_sum, "minsum"},
                                       enum_entry{polar::update_rule::scaled_min_sum, "scaled"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::cuda_kernel> {
+  static constexpr std::array entries{enum_entry{polar::cuda_kernel::automatic, "auto"},
+                                      enum_entry{polar::cuda_kernel::registers, "registers"},
+                                      enum_entry{polar::cuda_kernel::memory, "memory"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::message_precision> {
+  static constexpr std::array entries{enum_entry{polar::message_precision::fp32, "fp32"},
+                                      enum_entry{polar::message_precision::fp16, "fp16"}};
 };
 template <>
 struct gpufec::enum_names<gpufec::polar::output_kind> {

@@ -1,6 +1,7 @@
 // The CUDA BP decoder against its CPU oracle (bp_reference / bp_fast, the same schedule and the
 // same float operations): min-sum and scaled min-sum give the same bits, iteration counts and soft
-// values, for N = 8 .. 2^16 (shared and global message layouts), batches of 1 to 10^5, fixed
+// values, for N = 8 .. 2^16 (the register kernel on every length it has, the memory kernel in
+// shared and global memory); fp16 decodes noise-free frames exactly and keeps the FER of fp32; batches of 1 to 10^5, fixed
 // iterations and G-matrix early stopping, both refill policies, host batches and device batches on
 // a stream; N = 2^20 decodes; the sum-product rules agree within the stated tolerance; bad input
 // is refused with messages that name it. Every test skips without a GPU.
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -61,11 +63,15 @@ result run(const polar_code& code, decoder_options o, backend where,
 void expect_same(const polar_code& code, const decoder_options& o, std::size_t frames, double ebn0,
                  std::uint64_t seed) {
   const auto batch = make_batch(code, frames, ebn0, seed);
-  const result cpu = run(code, o, backend::cpu, batch.llr);
+  decoder_options on_cpu = o;
+  on_cpu.kernel = cuda_kernel::automatic;
+  const result cpu = run(code, on_cpu, backend::cpu, batch.llr);
   const result gpu = run(code, o, backend::cuda, batch.llr);
-  const std::string what = "N " + std::to_string(code.N()) + " frames " + std::to_string(frames) +
-                           " rule " + std::string(name_of(o.update)) + " early " +
-                           std::to_string(o.early_stop) + " Eb/N0 " + std::to_string(ebn0);
+  const std::string what =
+      "N " + std::to_string(code.N()) + " frames " + std::to_string(frames) + " rule " +
+      std::string(name_of(o.update)) + " early " + std::to_string(o.early_stop) + " Eb/N0 " +
+      std::to_string(ebn0) + " kernel " + std::string(name_of(o.kernel)) + " refill " +
+      std::string(name_of(o.refill)) + " output " + std::string(name_of(o.output));
   EXPECT_EQ(gpu.bits, cpu.bits) << what;
   EXPECT_EQ(gpu.iterations, cpu.iterations) << what;
   ASSERT_EQ(gpu.soft.size(), cpu.soft.size());
@@ -85,6 +91,90 @@ TEST(PolarCuda, MinSumRulesDecideAsTheCpuBitForBit) {
             expect_same(polar_code(N, N / 2, construction_spec::parse(N <= 1024 ? "5g" : "ga:2")),
                         bp(rule, 10, early), frames, ebn0, ++seed);
           }
+}
+
+// The register kernel on every length it is compiled for (m = 3 .. 11: one stage group, a short top
+// group of 1 or 2 stages, slots sharing a warp below N = 256), both rules, fixed iterations and
+// early stopping with either refill policy, every output, systematic codes; and the memory kernel
+// on the same frames.
+TEST(PolarCuda, RegisterKernelDecidesAsTheCpuAndTheMemoryKernel) {
+  SKIP_WITHOUT_GPU();
+  std::uint64_t seed = 500;
+  for (std::uint32_t N = 8; N <= 2048; N *= 2)
+    for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
+      for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::memory}) {
+        const auto spec = construction_spec::parse(N <= 1024 ? "5g" : "ga:2");
+        const polar_code code(N, N / 2, spec), systematic(N, N / 4, spec, encoding::systematic);
+        const std::size_t frames = N <= 256 ? 2000 : 300;
+        decoder_options o = bp(rule, 10, false);
+        o.kernel = kernel;
+        expect_same(code, o, frames, 2.0, ++seed);
+        o.early_stop = true;
+        expect_same(code, o, frames, 2.5, ++seed);
+        o.refill = refill_policy::block;
+        expect_same(code, o, frames, 2.5, ++seed);
+        o.refill = refill_policy::replace;
+        for (const auto output : {output_kind::info_llrs, output_kind::codeword_llrs}) {
+          o.output = output;
+          expect_same(code, o, 97, 2.0, ++seed);
+          expect_same(systematic, o, 97, 2.0, ++seed);
+        }
+        o.output = output_kind::hard;
+        expect_same(systematic, o, 97, 2.0, ++seed);
+      }
+}
+
+// fp16 messages (register kernel, two codewords per register): noise-free frames decode exactly on
+// every length and both rules, with and without early stopping; the plan says fp16.
+TEST(PolarCuda, Fp16DecodesNoiseFreeFramesExactly) {
+  SKIP_WITHOUT_GPU();
+  for (std::uint32_t N = 8; N <= 2048; N *= 2)
+    for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
+      for (const bool early : {false, true}) {
+        const polar_code code(N, N / 2, construction_spec::parse(N <= 1024 ? "5g" : "ga:2"));
+        decoder_options o = bp(rule, 10, early);
+        o.precision = message_precision::fp16;
+        const auto clean = make_batch(code, 301, 0, 600 + N, false);
+        const result r = run(code, o, backend::cuda, clean.llr);
+        EXPECT_EQ(r.bits, clean.info) << "N " << N << " " << name_of(rule) << " early " << early;
+        if (early) {
+          for (const std::uint32_t it : r.iterations) EXPECT_EQ(it, 1u) << "N " << N;
+        }
+      }
+  const decoder_plan plan(
+      polar_code(1024, 512),
+      [] {
+        decoder_options o = bp(update_rule::min_sum, 10, false);
+        o.precision = message_precision::fp16;
+        return o;
+      }(),
+      backend::cuda, 10);
+  EXPECT_NE(plan.describe().find("fp16"), std::string::npos) << plan.describe();
+}
+
+// The FER fp16 costs against fp32 (the CPU's numbers) at the reference points (N = 1024, K = 512,
+// 5G, min-sum and scaled min-sum, 10 iterations, early stopping), on the same frames.
+TEST(PolarCuda, Fp16FrameErrorRateStaysNearFp32) {
+  SKIP_WITHOUT_GPU();
+  const polar_code code(1024, 512);
+  for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
+    for (const double ebn0 : {2.0, 2.5, 3.0}) {
+      const auto batch = make_batch(code, 20000, ebn0, 700 + static_cast<int>(ebn0 * 10));
+      decoder_options o = bp(rule, 10, true);
+      const result fp32 = run(code, o, backend::cuda, batch.llr);
+      o.precision = message_precision::fp16;
+      const result fp16 = run(code, o, backend::cuda, batch.llr);
+      const std::size_t e32 = test::frame_errors(fp32.bits, batch.info, 512);
+      const std::size_t e16 = test::frame_errors(fp16.bits, batch.info, 512);
+      double it32 = 0, it16 = 0;
+      for (std::size_t f = 0; f < 20000; ++f)
+        it32 += fp32.iterations[f], it16 += fp16.iterations[f];
+      std::printf("fp16 vs fp32, %s, %.1f dB: FER %.5f vs %.5f, mean iterations %.3f vs %.3f\n",
+                  std::string(name_of(rule)).c_str(), ebn0, e16 / 20000.0, e32 / 20000.0,
+                  it16 / 20000, it32 / 20000);
+      EXPECT_LE(e16, e32 * 1.25 + 3 * std::sqrt(static_cast<double>(e32)) + 5)
+          << name_of(rule) << " at " << ebn0 << " dB";
+    }
 }
 
 TEST(PolarCuda, LongCodesInGlobalMemoryDecideAsTheCpu) {
