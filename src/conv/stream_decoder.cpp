@@ -9,6 +9,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "common/host_copy.hpp"
 #include "conv/fast_decoder.hpp"
 #include "conv/llr_input.hpp"
 #include "conv/reference_core.hpp"
@@ -248,7 +249,7 @@ class tiled_engine final : public stream_engine {
                 std::vector<std::uint8_t>& decided) override {
     while (n) {
       const std::size_t take = std::min(n, tiling_.max_values() - buffered_);
-      std::memcpy(runner_->staging() + buffered_, values, take);
+      host_copy(runner_->staging() + buffered_, values, take);  // over threads when large
       buffered_ += take;
       values_ += take;
       values += take;
