@@ -226,9 +226,9 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
     require(received.on_device() && bits.on_device(),
             "conv decode: the device path takes LLRs and bits both in device memory");
   } else {
-    require(!received.on_device() && !bits.on_device(), "conv decode: host batches (", what,
-            " in device memory: int8 LLRs with a CUDA plan; float LLRs and hard bits only from "
-            "the host)");
+    require(!received.on_device() && !bits.on_device(),
+            "conv decode: batches in device memory need a CUDA plan and both the ", what,
+            " and the bits in device memory");
     require(received.frames() <= plan.summary().max_batch, "conv decode: ", received.frames(),
             " frames exceed the plan's max_batch = ", plan.summary().max_batch);
   }
@@ -284,7 +284,23 @@ void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
 
 }  // namespace
 
+void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits,
+                          cuda_stream stream) {
+  check_batches(*this, received, bits, "LLRs", true);
+  if (received.frames())
+    engine_->device->decode_device_float(received.data, received.frames(), options_.llr_scale,
+                                         bits.data, stream);
+}
+
+void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                               cuda_stream stream) {
+  check_batches(*this, received, bits, "hard bits", true);
+  if (received.frames())
+    engine_->device->decode_device_hard(received.data, received.frames(), bits.data, stream);
+}
+
 void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits) {
+  if (received.on_device() || bits.on_device()) return decode(received, bits, nullptr);
   check_batches(*this, received, bits, "LLRs");
   const double fixed_scale = options_.llr_scale;
   run_batch(
@@ -330,6 +346,11 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
 }
 
 void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits) {
+  if (received.on_device() || bits.on_device()) {
+    decode_hard(received, bits, nullptr);
+    engine_->device->wait(nullptr);
+    return;
+  }
   check_batches(*this, received, bits, "hard bits");
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,

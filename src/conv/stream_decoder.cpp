@@ -1,24 +1,53 @@
-// stream_decoder: assembles stages from values that arrive in any chunking, runs the fast or the
-// reference recursion into a ring of survivors, and traces back at fixed stage counts (see
-// gpufec/conv/stream.hpp for the method and why chunking cannot change the bits).
+// stream_decoder: assembles stages from values that arrive in any chunking and decodes them by
+// one of two engines: the fast or the reference recursion into a ring of survivors, traced back
+// at fixed stage counts, or the tiled decoder's tiles in windows, on the CPU or on CUDA (see
+// gpufec/conv/stream.hpp for both methods and why chunking cannot change the bits).
 #include "gpufec/conv/stream.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 
+#include "common/host_copy.hpp"
 #include "conv/fast_decoder.hpp"
 #include "conv/llr_input.hpp"
 #include "conv/reference_core.hpp"
+#include "conv/stream_tiles.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv {
 namespace detail {
 
+// What stream_decoder asks of an engine. Values arrive as int8 (add_many) when int8_input(),
+// else one by one as doubles (the reference's unquantized LLRs).
 class stream_engine {
  public:
-  stream_engine(const conv_code& code, const puncture_pattern& pattern, bool fast,
-                std::size_t depth, std::size_t block)
+  virtual ~stream_engine() = default;
+  virtual bool int8_input() const = 0;
+  virtual void add(double value, std::vector<std::uint8_t>& decided) = 0;
+  virtual void add_many(const std::int8_t* values, std::size_t n,
+                        std::vector<std::uint8_t>& decided) = 0;
+  // Decodes what the values so far allow (the ring engine holds stages back until a flush).
+  virtual void flush(std::vector<std::uint8_t>& decided) = 0;
+  // Ends the stream (not inside a stage) and appends every bit left.
+  virtual void finish(std::vector<std::uint8_t>& decided) = 0;
+  virtual void reset() = 0;
+  virtual bool inside_stage() const = 0;
+  virtual int filled() const = 0;    // values of the stage begun
+  virtual int expected() const = 0;  // values that stage needs
+  virtual std::uint64_t stages() const = 0;
+  virtual std::uint64_t decided() const = 0;
+  virtual std::size_t memory_bytes() const = 0;
+  virtual std::string kernel() const = 0;
+};
+
+namespace {
+
+class ring_engine final : public stream_engine {
+ public:
+  ring_engine(const conv_code& code, const puncture_pattern& pattern, bool fast, std::size_t depth,
+              std::size_t block)
       : code_(code), pattern_(pattern), depth_(depth), block_(block), ring_(depth + block) {
     const unsigned S = code_.states();
     const auto beta = static_cast<std::size_t>(code_.beta());
@@ -47,16 +76,16 @@ class stream_engine {
     reset();
   }
 
-  bool fast() const { return trellis_.has_value(); }
-  std::uint64_t stages() const { return stages_ + pending_; }
-  std::uint64_t decided() const { return decided_; }
-  std::size_t memory_bytes() const {
+  bool int8_input() const override { return trellis_.has_value(); }
+  std::uint64_t stages() const override { return stages_ + pending_; }
+  std::uint64_t decided() const override { return decided_; }
+  std::size_t memory_bytes() const override {
     return rows_.size() + bits_.size() + stage_q_.size() + 2 * (metric16_.size() + tables_.size()) +
            8 * (metric_.size() + stage_llr_.size());
   }
-  std::string kernel() const { return trellis_ ? trellis_->describe() : "reference"; }
+  std::string kernel() const override { return trellis_ ? trellis_->describe() : "reference"; }
 
-  void reset() {
+  void reset() override {
     stages_ = decided_ = 0;
     pending_ = 0;
     phase_ = filled_ = 0;
@@ -68,10 +97,9 @@ class stream_engine {
     }
   }
 
-  // One received value of the stream (int8 for the fast recursion, double for the reference).
-  template <class T>
-  void add(T value, std::vector<std::uint8_t>& decided) {
-    partial_[filled_++] = static_cast<double>(value);
+  // One received value of the stream (an int8 value for the fast recursion).
+  void add(double value, std::vector<std::uint8_t>& decided) override {
+    partial_[filled_++] = value;
     if (filled_ < sent_in_column_[static_cast<std::size_t>(phase_)]) return;
     complete_stage();
     filled_ = 0;
@@ -81,7 +109,8 @@ class stream_engine {
 
   // Many int8 values: whole periods go straight into the pending stages through the period's
   // gather table; a partial period at either end goes value by value.
-  void add_many(const std::int8_t* values, std::size_t n, std::vector<std::uint8_t>& decided) {
+  void add_many(const std::int8_t* values, std::size_t n,
+                std::vector<std::uint8_t>& decided) override {
     const auto P = static_cast<std::size_t>(pattern_.period());
     const auto per_period = static_cast<std::size_t>(pattern_.sent_per_period());
     const auto beta = static_cast<std::size_t>(code_.beta());
@@ -104,18 +133,18 @@ class stream_engine {
     }
   }
 
-  bool inside_stage() const { return filled_ != 0; }
-  int filled() const { return filled_; }
-  int expected() const { return sent_in_column_[static_cast<std::size_t>(phase_)]; }
+  bool inside_stage() const override { return filled_ != 0; }
+  int filled() const override { return filled_; }
+  int expected() const override { return sent_in_column_[static_cast<std::size_t>(phase_)]; }
 
   // The rest of the stream, from the best end state.
-  void finish(std::vector<std::uint8_t>& decided) {
+  void finish(std::vector<std::uint8_t>& decided) override {
     flush(decided);
     const std::size_t left = static_cast<std::size_t>(stages_ - decided_);
     if (left) trace_and_release(left, decided);
   }
 
-  void flush(std::vector<std::uint8_t>& decided) {
+  void flush(std::vector<std::uint8_t>& decided) override {
     if (trellis_ && pending_)
       trellis_->branch_tables(stage_q_.data(), pending_, tables_.data(), trellis_->table_entries());
     std::size_t done = 0;
@@ -200,6 +229,94 @@ class stream_engine {
   double partial_[conv_code::max_beta] = {};
 };
 
+// The tiled engine: values go straight into the runner's staging buffer (page-locked on CUDA);
+// whenever a window of tiles is ready it is run, and the values the next window needs move to
+// the next staging buffer (the overlaps: about v1 + v2 stages).
+class tiled_engine final : public stream_engine {
+ public:
+  tiled_engine(std::unique_ptr<window_runner> runner, const tile_shape& tile,
+               const puncture_pattern& pattern)
+      : runner_(std::move(runner)), tiling_(tile, pattern, runner_->window_tiles()) {
+    runner_->allocate(tiling_);
+  }
+
+  bool int8_input() const override { return true; }
+  void add(double value, std::vector<std::uint8_t>& decided) override {
+    const auto q = static_cast<std::int8_t>(value);
+    add_many(&q, 1, decided);
+  }
+  void add_many(const std::int8_t* values, std::size_t n,
+                std::vector<std::uint8_t>& decided) override {
+    while (n) {
+      const std::size_t take = std::min(n, tiling_.max_values() - buffered_);
+      host_copy(runner_->staging() + buffered_, values, take);  // over threads when large
+      buffered_ += take;
+      values_ += take;
+      values += take;
+      n -= take;
+      run_ready(false, decided);
+      require(buffered_ < tiling_.max_values(), "internal: the tiled stream's buffer is full (",
+              buffered_, " values) but no window is ready");
+    }
+  }
+  void flush(std::vector<std::uint8_t>&) override {}
+  void finish(std::vector<std::uint8_t>& decided) override {
+    run_ready(true, decided);
+    const std::size_t before = decided.size();
+    runner_->drain(decided);
+    decided_ += decided.size() - before;
+  }
+  void reset() override {
+    std::vector<std::uint8_t> discarded;
+    runner_->drain(discarded);
+    tiling_.reset();
+    values_ = buffered_ = 0;
+    decided_ = 0;
+  }
+  bool inside_stage() const override { return tiling_.partial_values(values_) != 0; }
+  int filled() const override { return static_cast<int>(tiling_.partial_values(values_)); }
+  int expected() const override {
+    const std::uint64_t stage = tiling_.stages_in(values_);
+    return static_cast<int>(tiling_.value_index(stage + 1) - tiling_.value_index(stage));
+  }
+  std::uint64_t stages() const override { return tiling_.stages_in(values_); }
+  std::uint64_t decided() const override { return decided_; }
+  std::size_t memory_bytes() const override {
+    return runner_->host_bytes() + runner_->device_bytes();
+  }
+  std::string kernel() const override {
+    return cat("tiled (", runner_->describe(), "; ", tiling_.tile().to_string(), ", windows of ",
+               tiling_.window_tiles(), " tiles, ", runner_->host_bytes(), " bytes on the host",
+               runner_->device_bytes() ? cat(", ", runner_->device_bytes(), " on the device") : "",
+               ")");
+  }
+
+ private:
+  // Runs every ready window (with `ended`, the rest of the stream).
+  void run_ready(bool ended, std::vector<std::uint8_t>& decided) {
+    while (const auto w = tiling_.next(tiling_.stages_in(values_), ended)) {
+      const std::uint64_t buffer_first = w->first_value;
+      const std::int8_t* old = runner_->staging();
+      const std::size_t before = decided.size();
+      runner_->run(*w, decided);
+      decided_ += decided.size() - before;
+      tiling_.advance(*w);
+      // The next window's origin; past the values after the stream's last window.
+      const auto keep = static_cast<std::size_t>(
+          std::min<std::uint64_t>(tiling_.value_index(tiling_.origin()) - buffer_first, buffered_));
+      std::memmove(runner_->staging(), old + keep, buffered_ - keep);
+      buffered_ -= keep;
+    }
+  }
+
+  std::unique_ptr<window_runner> runner_;
+  stream_tiling tiling_;
+  std::uint64_t values_ = 0;  // received
+  std::size_t buffered_ = 0;  // staged: values from the next window's origin on
+  std::uint64_t decided_ = 0;
+};
+
+}  // namespace
 }  // namespace detail
 
 stream_decoder::stream_decoder(const conv_code& code, const puncture_pattern& pattern,
@@ -209,15 +326,51 @@ stream_decoder::stream_decoder(const conv_code& code, const puncture_pattern& pa
           pattern_.beta(), " rows but the code has beta = ", code_.beta(), " output streams");
   require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
           "llr_scale = ", options.llr_scale, " must be 0 (automatic) or positive");
-  require(options.decoder != decoder_kind::tiled,
-          "the stream decoder runs the reference or the fast decoder; the tiled decoder decodes "
-          "frames (zero-tail, truncated or tail-biting)");
-  depth_ =
-      options.traceback_depth ? options.traceback_depth : default_traceback_depth(code_, pattern_);
-  block_ = 4 * depth_;
-  bool fast = options.decoder == decoder_kind::fast;
-  if (options.decoder == decoder_kind::automatic) fast = detail::acs_shape(code_.K()).lanes >= 2;
-  engine_ = std::make_unique<detail::stream_engine>(code_, pattern_, fast, depth_, block_);
+  const bool on_cuda = options.where == backend::cuda;
+  require(options.where == backend::cpu || on_cuda || options.where == backend::automatic,
+          "stream decoder: unknown backend");
+  require(!on_cuda || options.decoder == decoder_kind::automatic ||
+              options.decoder == decoder_kind::tiled,
+          "the CUDA stream decoder is the tiled decoder (decoder = ", name_of(options.decoder),
+          " runs on the CPU)");
+  const bool tiled = on_cuda || options.decoder == decoder_kind::tiled;
+  require(tiled || options.tile == tile_shape{},
+          "a tile shape applies to the tiled stream decoder only (decoder = ",
+          name_of(options.decoder), ")");
+  require(tiled || options.window_stages == 0,
+          "window_stages applies to the tiled stream decoder only (decoder = ",
+          name_of(options.decoder), ")");
+  require(!tiled || options.traceback_depth == 0, "traceback_depth = ", options.traceback_depth,
+          ": the tiled stream decoder traces back over its tiles (the overlap v2 of the tile "
+          "shape takes the depth's place)");
+  require(on_cuda || options.kernel == cuda_kernel::automatic,
+          "a CUDA kernel applies to where = cuda (kernel = ", name_of(options.kernel), ")");
+  options_.where = on_cuda ? backend::cuda : backend::cpu;
+  if (tiled) {
+    if (options_.tile.f == 0) options_.tile = default_tile_shape(code_, pattern_);
+    validate(options_.tile);
+    options_.decoder = decoder_kind::tiled;
+    std::unique_ptr<detail::window_runner> runner;
+    if (on_cuda) {
+      const auto make = cuda_factory<detail::cuda_stream_entry>("the CUDA conv stream decoder");
+      runner = make(detail::cuda_window_setup{code_, pattern_, options_.tile, options.kernel,
+                                              options.window_stages});
+    } else {
+      runner =
+          detail::make_cpu_window_runner(code_, pattern_, options_.tile, options.window_stages);
+    }
+    const std::size_t window_tiles = runner->window_tiles();
+    engine_ = std::make_unique<detail::tiled_engine>(std::move(runner), options_.tile, pattern_);
+    depth_ = options_.tile.v2;
+    block_ = options_.tile.f * window_tiles;
+  } else {
+    depth_ = options.traceback_depth ? options.traceback_depth
+                                     : default_traceback_depth(code_, pattern_);
+    block_ = 4 * depth_;
+    bool fast = options.decoder == decoder_kind::fast;
+    if (options.decoder == decoder_kind::automatic) fast = detail::acs_shape(code_.K()).lanes >= 2;
+    engine_ = std::make_unique<detail::ring_engine>(code_, pattern_, fast, depth_, block_);
+  }
   held_.reserve(scale_window);
   quantized_.resize(scale_window);
   reset();
@@ -246,9 +399,12 @@ std::size_t stream_decoder::memory_bytes() const {
 }
 
 std::string stream_decoder::describe() const {
-  return cat("conv stream decoder: ", code_.to_string(), ", pattern ", pattern_.to_string(), ", ",
-             engine_->kernel(), ", traceback depth ", depth_, " stages, released in blocks of ",
-             block_, ", ", memory_bytes(), " bytes");
+  const std::string head = cat("conv stream decoder (", gpufec::to_string(options_.where),
+                               "): ", code_.to_string(), ", pattern ", pattern_.to_string(), ", ");
+  if (options_.decoder == decoder_kind::tiled)
+    return head + engine_->kernel() + "; bits equal the tiled decoder's on the whole stream";
+  return cat(head, engine_->kernel(), ", traceback depth ", depth_,
+             " stages, released in blocks of ", block_, ", ", memory_bytes(), " bytes");
 }
 
 template <class T>
@@ -264,7 +420,7 @@ void stream_decoder::feed(std::span<const T> values, std::vector<std::uint8_t>& 
 }
 
 void stream_decoder::feed_float(std::span<const float> llrs, std::vector<std::uint8_t>& decided) {
-  if (!engine_->fast()) {
+  if (!engine_->int8_input()) {
     for (float v : llrs) engine_->add(static_cast<double>(v), decided);
   } else {
     for (std::size_t start = 0; start < llrs.size(); start += quantized_.size()) {
@@ -283,7 +439,7 @@ void stream_decoder::push(std::span<const float> llrs, std::vector<std::uint8_t>
         cat("stream value ", values_ + scan.first_not_finite, ": ",
             detail::not_finite_message(llrs[scan.first_not_finite], scan.first_not_finite)));
   values_ += llrs.size();
-  if (!engine_->fast() || scale_ > 0) {
+  if (!engine_->int8_input() || scale_ > 0) {
     feed_float(llrs, decided);
     return engine_->flush(decided);
   }
@@ -306,7 +462,15 @@ void stream_decoder::push_hard(std::span<const std::uint8_t> hard,
                                std::vector<std::uint8_t>& decided) {
   require(!finished_, "this stream has finished; reset() starts a new one");
   values_ += hard.size();
-  for (std::uint8_t v : hard) engine_->add(static_cast<std::int8_t>(v ? -1 : 1), decided);
+  if (!engine_->int8_input()) {
+    for (std::uint8_t v : hard) engine_->add(v ? -1.0 : 1.0, decided);
+  } else {  // +-1 by blocks, as int8 LLRs
+    for (std::size_t start = 0; start < hard.size(); start += quantized_.size()) {
+      const std::size_t n = std::min(quantized_.size(), hard.size() - start);
+      for (std::size_t i = 0; i < n; ++i) quantized_[i] = hard[start + i] ? -1 : 1;
+      engine_->add_many(quantized_.data(), n, decided);
+    }
+  }
   engine_->flush(decided);
 }
 

@@ -62,22 +62,86 @@ tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pat
   return tile_shape{256, depth, depth, 0};
 }
 
+namespace detail {
+
+tile_scratch::tile_scratch(const conv_code& code, const tile_shape& tile)
+    : tile_llr(tile.stages() * static_cast<std::size_t>(code.beta())),
+      decisions(tile.stages() * code.states()),
+      metric(code.states()),
+      next(code.states()),
+      boundary_best(tile.stages() + 1) {}
+
+void decode_tile(const conv_code& code, const tile_shape& tile, const tile_grid& grid,
+                 const double* llr, std::size_t i, tile_scratch& scratch,
+                 std::uint8_t* stage_bits) {
+  const std::size_t N = grid.N;
+  const auto beta = static_cast<std::size_t>(code.beta());
+  const unsigned S = code.states();
+  // Decoded stages [first, last); run stages [lo, hi), widened by the overlaps: clipped to the
+  // frame, or around the circle of a tail-biting frame.
+  const std::size_t first = grid.grid + i * tile.f, last = std::min(first + tile.f, N);
+  const auto v1 = static_cast<std::ptrdiff_t>(tile.v1);
+  const std::ptrdiff_t lo = grid.circle
+                                ? static_cast<std::ptrdiff_t>(first) - v1
+                                : static_cast<std::ptrdiff_t>(first - std::min(first, tile.v1));
+  const std::size_t hi = grid.circle ? last + tile.v2 : std::min(last + tile.v2, N);
+  const auto stages = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(hi) - lo);
+  const auto n = static_cast<std::ptrdiff_t>(N);
+  for (std::size_t e = 0; e < stages; ++e) {
+    const std::ptrdiff_t t = ((lo + static_cast<std::ptrdiff_t>(e)) % n + n) % n;
+    std::copy_n(llr + static_cast<std::size_t>(t) * beta, beta, scratch.tile_llr.data() + e * beta);
+  }
+
+  const bool known_start = !grid.circle && !grid.open_start && lo == 0;
+  const bool known_end = grid.zero_tail && hi == N;
+  std::fill(scratch.metric.begin(), scratch.metric.end(),
+            known_start ? excluded_metric<double>() : 0.0);
+  scratch.metric[0] = 0;
+
+  // The decoded part relative to the tile, and where each subframe's traceback starts.
+  const std::size_t begin = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(first) - lo);
+  const std::size_t end = begin + (last - first);
+  const std::size_t sub = tile.f0 ? tile.f0 : end - begin;
+  // Forward, pausing at each subframe's traceback start to note the best state there.
+  std::size_t done = 0;
+  for (std::size_t a = begin; a < end; a += sub) {
+    const std::size_t start = std::min(std::min(a + sub, end) + tile.v2, stages);
+    if (start == stages) break;
+    viterbi_forward(code, scratch.tile_llr.data() + done * beta, start - done,
+                    scratch.metric.data(), scratch.next, scratch.decisions.data() + done * S);
+    scratch.boundary_best[start] = best_state(scratch.metric.data(), S);
+    done = start;
+  }
+  viterbi_forward(code, scratch.tile_llr.data() + done * beta, stages - done, scratch.metric.data(),
+                  scratch.next, scratch.decisions.data() + done * S);
+  scratch.boundary_best[stages] = known_end ? 0u : best_state(scratch.metric.data(), S);
+
+  // Each subframe traced back from its start; only its own stages are kept.
+  for (std::size_t a = begin; a < end; a += sub) {
+    const std::size_t b = std::min(a + sub, end);
+    const std::size_t start = std::min(b + tile.v2, stages);
+    unsigned state = scratch.boundary_best[start];
+    for (std::size_t t = start; t-- > a;) {
+      const unsigned predecessor = (state >> 1) | (scratch.decisions[t * S + state] ? S / 2 : 0u);
+      if (t < b)
+        stage_bits[first + (t - begin)] =
+            static_cast<std::uint8_t>(code.input_bit(predecessor, state & 1u));
+      state = predecessor;
+    }
+  }
+}
+
+}  // namespace detail
+
 tiled_decoder::tiled_decoder(const conv_code& code, const puncture_pattern& pattern,
                              std::size_t info_bits, termination term, const tile_shape& tile)
     : code_(code),
       pattern_(pattern),
       term_(term),
       shape_(make_frame_shape(code, pattern, info_bits, term)),
-      tile_(tile) {
-  validate(tile_);
-  const auto beta = static_cast<std::size_t>(code_.beta());
-  const std::size_t most = tile_.stages();
-  llr_.resize(shape_.stages * beta);
-  tile_llr_.resize(most * beta);
-  decisions_.resize(most * code_.states());
-  metric_.resize(code_.states());
-  next_.resize(code_.states());
-  boundary_best_.resize(most + 1);
+      tile_((validate(tile), tile)),
+      scratch_(code, tile) {
+  llr_.resize(shape_.stages * static_cast<std::size_t>(code_.beta()));
   stage_bits_.resize(shape_.stages);
 }
 
@@ -88,66 +152,11 @@ void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uin
   std::size_t k = 0;
   for (std::size_t i = 0; i < llr_.size(); ++i)
     llr_[i] = pattern_.sends(static_cast<int>(i % beta), i / beta) ? llrs[k++] : 0.0;
-  for (std::size_t i = 0; i < tiles(); ++i) decode_tile(i);
+  const detail::tile_grid grid{shape_.stages, 0, term_ == termination::tail_biting,
+                               term_ == termination::zero_tail, false};
+  for (std::size_t i = 0; i < tiles(); ++i)
+    detail::decode_tile(code_, tile_, grid, llr_.data(), i, scratch_, stage_bits_.data());
   std::copy_n(stage_bits_.begin(), shape_.info_bits, bits.begin());
-}
-
-void tiled_decoder::decode_tile(std::size_t i) {
-  const std::size_t N = shape_.stages;
-  const auto beta = static_cast<std::size_t>(code_.beta());
-  const unsigned S = code_.states();
-  const bool circle = term_ == termination::tail_biting;
-  // Decoded stages [first, last); run stages [lo, hi) in frame coordinates, widened by the
-  // overlaps: clipped to the frame, or around the circle of a tail-biting frame.
-  const std::size_t first = i * tile_.f, last = std::min(first + tile_.f, N);
-  const auto v1 = static_cast<std::ptrdiff_t>(tile_.v1);
-  const std::ptrdiff_t lo = circle ? static_cast<std::ptrdiff_t>(first) - v1
-                                   : static_cast<std::ptrdiff_t>(first - std::min(first, tile_.v1));
-  const std::size_t hi = circle ? last + tile_.v2 : std::min(last + tile_.v2, N);
-  const auto stages = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(hi) - lo);
-  const auto n = static_cast<std::ptrdiff_t>(N);
-  for (std::size_t e = 0; e < stages; ++e) {
-    const std::ptrdiff_t t = ((lo + static_cast<std::ptrdiff_t>(e)) % n + n) % n;
-    std::copy_n(llr_.data() + static_cast<std::size_t>(t) * beta, beta,
-                tile_llr_.data() + e * beta);
-  }
-
-  const bool known_start = !circle && lo == 0;
-  const bool known_end = term_ == termination::zero_tail && hi == N;
-  std::fill(metric_.begin(), metric_.end(), known_start ? detail::excluded_metric<double>() : 0.0);
-  metric_[0] = 0;
-
-  // The decoded part relative to the tile, and where each subframe's traceback starts.
-  const std::size_t begin = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(first) - lo);
-  const std::size_t end = begin + (last - first);
-  const std::size_t sub = tile_.f0 ? tile_.f0 : end - begin;
-  // Forward, pausing at each subframe's traceback start to note the best state there.
-  std::size_t done = 0;
-  for (std::size_t a = begin; a < end; a += sub) {
-    const std::size_t start = std::min(std::min(a + sub, end) + tile_.v2, stages);
-    if (start == stages) break;
-    detail::viterbi_forward(code_, tile_llr_.data() + done * beta, start - done, metric_.data(),
-                            next_, decisions_.data() + done * S);
-    boundary_best_[start] = detail::best_state(metric_.data(), S);
-    done = start;
-  }
-  detail::viterbi_forward(code_, tile_llr_.data() + done * beta, stages - done, metric_.data(),
-                          next_, decisions_.data() + done * S);
-  boundary_best_[stages] = known_end ? 0u : detail::best_state(metric_.data(), S);
-
-  // Each subframe traced back from its start; only its own stages are kept.
-  for (std::size_t a = begin; a < end; a += sub) {
-    const std::size_t b = std::min(a + sub, end);
-    const std::size_t start = std::min(b + tile_.v2, stages);
-    unsigned state = boundary_best_[start];
-    for (std::size_t t = start; t-- > a;) {
-      const unsigned predecessor = (state >> 1) | (decisions_[t * S + state] ? S / 2 : 0u);
-      if (t < b)
-        stage_bits_[first + (t - begin)] =
-            static_cast<std::uint8_t>(code_.input_bit(predecessor, state & 1u));
-      state = predecessor;
-    }
-  }
 }
 
 }  // namespace gpufec::conv

@@ -21,11 +21,19 @@ namespace gpufec::conv::detail {
 struct tiled_setup {
   conv_code code;
   puncture_pattern pattern;
-  frame_shape shape;
+  frame_shape shape;  // streams: a truncated frame of one tile (the windows bring their own)
   termination term = termination::zero_tail;
   tile_shape tile;
-  std::size_t max_batch = 1;
+  std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
+};
+
+// A window of a continuous stream decoded as one frame (stream_tiles.hpp): `stages` stages of
+// `values` values from a multiple of the puncturing period; tiles decode from window stage
+// `grid` on; open_start: the window begins inside the stream.
+struct window_geometry {
+  std::size_t stages = 0, values = 0, grid = 0, tiles = 0;
+  bool open_start = false;
 };
 
 // Decides exactly as tiled_decoder (tiling.hpp) on the same int8 LLRs.
@@ -40,6 +48,21 @@ class tiled_device_engine {
   // The same from and to host memory (at most max_batch frames), through the engine's own device
   // buffers; returns when the bits are in `bits`.
   virtual void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) = 0;
+  // Float LLRs in device memory, quantized on the device exactly as the host float path does
+  // (quantize_llrs with `fixed_scale`, or 0: auto_llr_scale per frame, the same sums in the same
+  // order), then decoded; in chunks through the engine's scratch. Waits for the stream and throws
+  // invalid_argument naming the first frame and position of a NaN or infinite LLR.
+  virtual void decode_device_float(const float* llr, std::size_t frames, double fixed_scale,
+                                   std::uint8_t* bits, cuda_stream stream) = 0;
+  // Hard bits (0/1, non-zero = 1) in device memory as +-1, then decoded; queued on `stream`.
+  virtual void decode_device_hard(const std::uint8_t* hard, std::size_t frames, std::uint8_t* bits,
+                                  cuda_stream stream) = 0;
+  // One stream window: its int8 values in device memory -> its stages' bits (the decoded ones,
+  // [grid, grid + decoded), are written), queued on `stream`.
+  virtual void decode_window(const std::int8_t* llr, const window_geometry& window,
+                             std::uint8_t* bits, cuda_stream stream) = 0;
+  // Tiles the device runs at once (a wave): windows are sized from it.
+  virtual std::size_t resident_tiles() const = 0;
   // Waits until the work queued on `stream` is done (reporting a kernel fault).
   virtual void wait(cuda_stream stream) = 0;
   // "warps of one tile each, 4 tiles per block of 128 threads, 22 KiB shared, 3 blocks/SM".

@@ -134,7 +134,9 @@ TEST_F(ConvCliErrors, BadOptionsExitWithStatus2NamingTheOption) {
   fails("simulate conv --ebn0 1 --tile 64,20,40", 2, "--tile applies to --decoder tiled");
   fails("simulate conv --ebn0 1 --term tailbiting --decoder tiled --wrap-stages 9", 2,
         "--wrap-stages: the tiled decoder");
-  fails("decode conv --term stream --decoder tiled" + in, 1, "the tiled decoder decodes frames");
+  fails("decode conv --term stream --decoder tiled --traceback 30" + in, 2,
+        "--traceback applies to the traceback-ring stream decoder");
+  fails("decode conv --term stream --tile 64,20,40" + in, 2, "--tile applies to --decoder tiled");
   fails("bench conv --K 2", 2, "--K");
   fails("bench conv --rates 3/5", 2, "--rates");
 }
@@ -149,14 +151,16 @@ TEST_F(ConvCliErrors, EncodeRejectsBadBits) {
   fails("encode conv -i " + path("none.txt"), 1, "no bits");
 }
 
-// --backend cuda: the stream decoder has no CUDA version (exit 1 on any machine); without a GPU,
-// cuda is a clear error (exit 1, no file left) and auto runs on the CPU; --decoder reference or
-// fast with --backend cuda is a bad command line where a GPU exists (exit 2).
+// --backend cuda: without a GPU, cuda is a clear error (exit 1, no file left) and auto runs on
+// the CPU; --decoder reference or fast with --backend cuda is a bad command line where a GPU
+// exists (exit 2), for frames and streams alike.
 TEST_F(ConvCliErrors, BackendCudaFailsClearlyAndAutoFallsBack) {
   write_text(path("llr.txt"), "1 1 1 1\n");
-  fails("decode conv --term stream --backend cuda -i " + path("llr.txt"), 1,
-        "--term stream decodes on the CPU");
   const bool gpu = cuda_device_count() > 0;
+  fails(
+      "decode conv --term stream --backend cuda --decoder reference -i " + path("llr.txt"),
+      gpu ? 2 : 1,
+      gpu ? "--decoder reference: decoder reference runs on the CPU only" : "backend 'cuda' needs");
   fails("simulate conv --ebn0 1 --max-frames 10 --backend cuda --decoder fast", gpu ? 2 : 1,
         gpu ? "--decoder fast: decoder fast runs on the CPU only" : "backend 'cuda' needs");
   if (gpu) GTEST_SKIP() << "a CUDA device exists: tests/conv/cuda/test_conv_cuda_cli.cpp";
@@ -165,6 +169,7 @@ TEST_F(ConvCliErrors, BackendCudaFailsClearlyAndAutoFallsBack) {
        {"simulate conv --ebn0 1 --max-frames 10 --backend cuda --json " + path("s.json"),
         "decode conv --frame-bits 2 --term trunc --backend cuda -i " + path("llr.txt") + " -o " +
             path("d.txt"),
+        "decode conv --term stream --backend cuda -i " + path("llr.txt") + " -o " + path("d.txt"),
         "bench conv --backend cuda --K 5 --rates 1/2 --json " + path("b.json")}) {
     const auto r = run_cli(args);
     EXPECT_EQ(r.status, 1) << args << "\n" << r.output;

@@ -107,7 +107,7 @@ TEST(ConvErrors, BatchShapes) {
         [&] {
           plan.decode(batch_view<float>::uniform(llr.data(), 2, 1342, memory_space::device), out);
         },
-        {"host batches"});
+        {"batches in device memory need a CUDA plan"});
     std::vector<std::uint8_t> hard(2 * 1342);
     expect_invalid(
         [&] { plan.decode_hard(batch_view<std::uint8_t>::uniform(hard.data(), 2, 1340), out); },

@@ -10,50 +10,12 @@
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/stream.hpp"
+#include "stream_test_util.hpp"
 
 namespace gpufec::conv {
 namespace {
 
 using namespace testing;
-
-struct test_stream {
-  std::vector<std::uint8_t> info, coded;
-  std::vector<float> llr;
-};
-
-// A truncated stream of `stages` stages: what an encoder that never stops sends.
-test_stream make_stream(const conv_code& code, const puncture_pattern& pattern, std::size_t stages,
-                        double sigma, std::uint64_t seed) {
-  test_stream s;
-  s.info = random_bits(seed, 0, stages);
-  const encoder enc(code, pattern, stages, termination::truncated);
-  s.coded.resize(enc.shape().coded_bits);
-  enc.encode(s.info, s.coded);
-  s.llr = sigma > 0 ? awgn_llrs(s.coded, sigma, seed, 0) : clean_llrs(s.coded);
-  return s;
-}
-
-// Feeds `values` in chunks whose sizes cycle through `sizes`, then finishes.
-template <class T, class Push>
-std::vector<std::uint8_t> decode_in_chunks(stream_decoder& dec, const std::vector<T>& values,
-                                           const std::vector<std::size_t>& sizes, Push push) {
-  dec.reset();
-  std::vector<std::uint8_t> out;
-  std::size_t at = 0;
-  for (std::size_t k = 0; at < values.size(); ++k) {
-    const std::size_t n = std::min(sizes[k % sizes.size()], values.size() - at);
-    push(dec, std::span<const T>(values).subspan(at, n), out);
-    at += n;
-  }
-  dec.finish(out);
-  return out;
-}
-
-const auto push_values = [](stream_decoder& d, auto chunk, std::vector<std::uint8_t>& out) {
-  d.push(chunk, out);
-};
-const auto push_hard = [](stream_decoder& d, std::span<const std::uint8_t> chunk,
-                          std::vector<std::uint8_t>& out) { d.push_hard(chunk, out); };
 
 TEST(ConvStream, ChunkedEqualsWholeForEveryInputAndDecoder) {
   const std::vector<std::size_t> awkward = {1, 7, 333, 4095, 2, 4097, 64, 5};

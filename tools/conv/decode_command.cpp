@@ -2,7 +2,8 @@
 // (text or packed). Frames mode decodes whole frames of --frame-bits with a decoder_plan, a batch
 // at a time, on the CPU or on CUDA (--backend: the CUDA tiled decoder takes each chunk as a host
 // batch through the plan's own device buffers); stream mode (--term stream, like MATLAB vitdec
-// 'cont') feeds a stream_decoder on the CPU. Both read the input in chunks (sample_reader) and
+// 'cont') feeds a stream_decoder: on the CPU (traceback ring, or --decoder tiled), or the CUDA
+// tiled stream decoder with --backend cuda. Both read the input in chunks (sample_reader) and
 // write the bits as they go through one output_file committed at the end, so memory is bounded
 // whatever the input size and a failed run leaves no output behind.
 #include <unistd.h>
@@ -166,13 +167,17 @@ struct decode_run {
     return f32.size();
   }
 
-  void stream(const conv::conv_code& code, const conv::puncture_pattern& pattern) {
+  void stream(const conv::conv_code& code, const conv::puncture_pattern& pattern, backend where) {
     conv::stream_options so;
-    const conv::decoder_options d = o.decoder.options(conv::termination::truncated, backend::cpu);
+    const conv::decoder_options d = o.decoder.options(conv::termination::truncated, where);
     so.decoder = d.decoder;
     so.llr_scale = d.llr_scale;
     so.traceback_depth = o.traceback;
-    conv::stream_decoder dec(code, pattern, so);
+    so.where = where;
+    so.tile = d.tile;
+    so.kernel = d.kernel;
+    conv::stream_decoder dec =
+        from_options([&] { return conv::stream_decoder(code, pattern, so); });
     progress_line progress(in);
     while (const std::size_t n = next(o.chunk)) {
       bits.clear();
@@ -298,13 +303,17 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
       ->capture_default_str();
   return [o, &common] {
     const bool stream = o->code.term == "stream";
-    // The stream decoder runs on the CPU: auto means cpu there, cuda is refused (exit 1: no CUDA
-    // stream decoder in this version).
-    if (stream && common.backend == "cuda")
-      throw invalid_argument(
-          "--backend cuda: --term stream decodes on the CPU (the CUDA tiled decoder takes frames: "
-          "give --frame-bits and a frame termination); use --backend cpu or auto");
-    const backend where = stream ? backend::cpu : conv_backend(common.backend, o->decoder);
+    // A stream decodes on the CPU unless --backend cuda asks for the CUDA tiled stream decoder:
+    // auto keeps the traceback-ring decoder's bits (the tiled decoder's differ a little).
+    const backend where = stream && common.backend != "cuda"
+                              ? backend::cpu
+                              : conv_backend(common.backend, o->decoder);
+    const bool tiled_stream = stream && (where == backend::cuda ||
+                                         o->decoder.decoder == name_of(conv::decoder_kind::tiled));
+    if (tiled_stream && o->traceback_option->count())
+      throw usage_error(
+          "--traceback applies to the traceback-ring stream decoder; the tiled one (--decoder "
+          "tiled, or --backend cuda) traces back over its tiles: set their overlaps with --tile");
     if (stream && o->frame_option->count())
       throw usage_error("--frame-bits and --term stream clash: a stream has no frames");
     if (!stream && !o->frame_option->count())
@@ -338,7 +347,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
                    {},
                    {}};
     if (stream)
-      run.stream(code, pattern);
+      run.stream(code, pattern, where);
     else
       run.frames(code, pattern, parse_name<conv::termination>(o->code.term, "--term"),
                  common.threads, where);

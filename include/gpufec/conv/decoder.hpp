@@ -113,11 +113,20 @@ class decoder_plan {
   void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits);
   // Hard decisions: 0/1 per coded bit (any non-zero value is 1).
   void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits);
-  // The device path (a CUDA plan): int8 LLRs and bits both in device memory, any number of
-  // frames, queued on the caller's `stream` (asynchronous: the bits are ready when the stream's
-  // work is). Throws invalid_argument for host views or wrong sizes. decode(received, bits) with
-  // device views does the same on the default stream and waits.
+  // The device path (a CUDA plan): LLRs and bits both in device memory, any number of frames,
+  // on the caller's `stream`. Throws invalid_argument for host views or wrong sizes.
+  // decode(received, bits) with device views does the same on the default stream and waits.
+  // int8 LLRs: queued (asynchronous: the bits are ready when the stream's work is).
   void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits, cuda_stream stream);
+  // Float LLRs: quantized on the GPU exactly as the host float path quantizes (llr_scale, or per
+  // frame auto_llr_scale with the same sums in the same order), so the bits equal the host's;
+  // in chunks through the plan's device scratch (bounded memory). Returns when the bits are
+  // ready: it waits for `stream` to report a NaN or infinite LLR as the host path does (naming
+  // the frame and the position; no frame's output is then to be trusted).
+  void decode(batch_view<float> received, batch_span<std::uint8_t> bits, cuda_stream stream);
+  // Hard bits (0/1, non-zero = 1) as +-1, as decode_hard on the host; queued on `stream`.
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                   cuda_stream stream);
 
  private:
   conv_code code_;

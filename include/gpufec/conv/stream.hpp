@@ -18,6 +18,18 @@
 // The fast decoder runs on int8 LLRs: float LLRs are quantized with options.llr_scale, or by
 // default with the scale auto_llr_scale gives for the stream's first 4096 LLRs (the decoder holds
 // them back until it has them, or until finish()), so the scale too is independent of chunking.
+//
+// Tiled (decoder = tiled, and every CUDA stream decoder: where = backend::cuda): the stream is one
+// truncated frame that never ends, cut into the tiled decoder's tiles on a grid anchored at stage
+// 0 (tiling.hpp: tile j decodes [j f, (j+1) f) from v1 stages before to v2 after). A tile is
+// decoded once its v2 stages of look-ahead have arrived, in windows of many tiles; the bits equal,
+// bit for bit, tiled_decoder's on the whole stream as one truncated frame with the same tile
+// shape, whatever the chunking (float LLRs quantized as above, hard bits as +-1). On CUDA a window
+// goes through the GPU on one of two streams, from page-locked staging that push() fills directly
+// (float LLRs quantized on the way: a quarter of the bytes over the link), so one window's copies
+// overlap the other's kernel; a window's bits are appended by the push() that launches the next
+// window, or by finish(). Memory: two windows on the host and the device, whatever the stream's
+// length (window_stages; by default about two waves of the GPU's resident tiles).
 #pragma once
 
 #include <cstddef>
@@ -34,9 +46,14 @@
 namespace gpufec::conv {
 
 struct stream_options {
-  decoder_kind decoder = decoder_kind::automatic;  // reference: double path metrics
-  std::size_t traceback_depth = 0;                 // D; 0 = default_traceback_depth
-  double llr_scale = 0;  // fast decoder, float LLRs: 0 = from the first 4096 LLRs
+  // reference: double path metrics; tiled: the tile grid above (on the CPU, or on CUDA).
+  decoder_kind decoder = decoder_kind::automatic;
+  std::size_t traceback_depth = 0;  // D; 0 = default_traceback_depth (not for tiled)
+  double llr_scale = 0;             // float LLRs: 0 = from the first 4096 LLRs (not reference)
+  backend where = backend::cpu;     // cuda: the tiled decoder on the GPU (decoder auto or tiled)
+  tile_shape tile;                  // tiled: f = 0 takes default_tile_shape(code, pattern)
+  cuda_kernel kernel = cuda_kernel::automatic;  // CUDA: which kernel (the bits are the same)
+  std::size_t window_stages = 0;  // tiled: stages decided per window; 0 = the backend's choice
 };
 
 namespace detail {
@@ -47,6 +64,9 @@ class stream_decoder {
  public:
   static constexpr std::size_t scale_window = 4096;  // LLRs that fix the automatic scale
 
+  // Throws invalid_argument for a bad option (named), e.g. where = cuda with the reference or
+  // fast decoder, or a traceback depth for the tiled one; backend_unavailable for where = cuda
+  // without CUDA or a device. automatic resolves to cpu.
   stream_decoder(const conv_code& code, const puncture_pattern& pattern,
                  const stream_options& options = {});
   ~stream_decoder();
@@ -55,8 +75,8 @@ class stream_decoder {
 
   // Feeds received values in stream order (the punctured stream, pattern phase 0 at the first
   // value) and appends the bits decided so far to `decided` (0/1, in order). Throws
-  // invalid_argument for a NaN or infinite LLR (naming its position in the stream) or when
-  // called after finish().
+  // invalid_argument for a NaN or infinite LLR (naming its position in the stream; none of that
+  // call's values is taken) or when called after finish().
   void push(std::span<const float> llrs, std::vector<std::uint8_t>& decided);
   void push(std::span<const std::int8_t> llrs, std::vector<std::uint8_t>& decided);
   void push_hard(std::span<const std::uint8_t> hard, std::vector<std::uint8_t>& decided);
@@ -66,8 +86,12 @@ class stream_decoder {
   // Starts a new stream (keeps the allocated memory).
   void reset();
 
+  // Traceback-ring decoders: D and B (above). Tiled: v2 and the stages decided per window.
   std::size_t traceback_depth() const { return depth_; }
   std::size_t release_block() const { return block_; }
+  // Where it decodes (cpu or cuda) and, tiled, the tile shape (f = 0 otherwise).
+  backend where() const { return options_.where; }
+  const tile_shape& tile() const { return options_.tile; }
   std::uint64_t values_received() const { return values_; }
   std::uint64_t stages_received() const;
   std::uint64_t bits_decided() const;

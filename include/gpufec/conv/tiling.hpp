@@ -65,6 +65,28 @@ tile_shape parse_tile_shape(std::string_view text);
 // decoding that supports them.
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern);
 
+namespace detail {
+// Where a run of tiles lies: a frame (grid 0, its start known unless it is a circle) or a window
+// of a continuous stream (stream_tiles.hpp: tiles from window stage `grid` on, the start unknown
+// when the window begins inside the stream). Tile i decodes [grid + i f, grid + (i+1) f) of N.
+struct tile_grid {
+  std::size_t N = 0, grid = 0;
+  bool circle = false, zero_tail = false, open_start = false;
+};
+// One tile's working memory (the most a tile runs).
+struct tile_scratch {
+  tile_scratch(const conv_code& code, const tile_shape& tile);
+  std::vector<double> tile_llr;         // [tile stage][b]
+  std::vector<std::uint8_t> decisions;  // [tile stage][state]
+  std::vector<double> metric, next;     // [state]
+  std::vector<unsigned> boundary_best;  // [tile stage + 1]: best state there (f0 > 0)
+};
+// Runs tile `i` of `grid` over `llr` ([stage][b], depunctured, grid.N stages) and writes its
+// decoded stages' input bits to stage_bits[stage].
+void decode_tile(const conv_code& code, const tile_shape& tile, const tile_grid& grid,
+                 const double* llr, std::size_t i, tile_scratch& scratch, std::uint8_t* stage_bits);
+}  // namespace detail
+
 class tiled_decoder {
  public:
   // Throws invalid_argument for a bad frame (make_frame_shape) or tile shape.
@@ -81,19 +103,13 @@ class tiled_decoder {
   void decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits);
 
  private:
-  // Runs tile `i` and writes its decoded stages' input bits to stage_bits_.
-  void decode_tile(std::size_t i);
-
   conv_code code_;
   puncture_pattern pattern_;
   termination term_;
   frame_shape shape_;
   tile_shape tile_;
-  std::vector<double> llr_;               // [stage][b] of the frame, depunctured
-  std::vector<double> tile_llr_;          // [tile stage][b]
-  std::vector<std::uint8_t> decisions_;   // [tile stage][state]
-  std::vector<double> metric_, next_;     // [state]
-  std::vector<unsigned> boundary_best_;   // [tile stage + 1]: best state there (f0 > 0)
+  std::vector<double> llr_;  // [stage][b] of the frame, depunctured
+  detail::tile_scratch scratch_;
   std::vector<std::uint8_t> stage_bits_;  // [stage]: decided input bit of every frame stage
 };
 

@@ -311,7 +311,7 @@ struct tile_run {
 
   __device__ void run(unsigned long long frame, unsigned i) {
     const long long N = p.N;
-    first = static_cast<long long>(i) * p.f;
+    first = p.grid + static_cast<long long>(i) * p.f;
     const long long last = min(first + static_cast<long long>(p.f), N);
     lo = p.circle ? first - p.v1 : first - min(first, static_cast<long long>(p.v1));
     const long long hi = p.circle ? last + p.v2 : min(last + static_cast<long long>(p.v2), N);
@@ -324,7 +324,7 @@ struct tile_run {
     ts = ((lo % N) + N) % N;
     phase = static_cast<int>(ts % p.period);
     period_start = (ts / p.period) * p.sent_per_period;
-    const bool known_start = !p.circle && lo == 0;
+    const bool known_start = !p.circle && !p.open_start && lo == 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = 0;
     if (known_start) pm[0] = kStart;  // state 0: phase 0, register 0, low half

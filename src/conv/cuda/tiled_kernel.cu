@@ -15,6 +15,7 @@
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
+#include "conv/cuda/llr_kernels.cuh"
 #include "conv/cuda/register_table.hpp"
 #include "conv/cuda/tiled_params.cuh"
 #include "conv/tiled_device.hpp"
@@ -79,7 +80,7 @@ __global__ void tiled_viterbi_kernel(kernel_params p) {
     const unsigned long long frame = g / p.tiles_per_frame;
     const unsigned i = static_cast<unsigned>(g % p.tiles_per_frame);
     const long long N = p.N;
-    const long long first = static_cast<long long>(i) * p.f;
+    const long long first = p.grid + static_cast<long long>(i) * p.f;
     const long long last = min(first + static_cast<long long>(p.f), N);
     const long long lo = p.circle ? first - p.v1 : first - min(first, static_cast<long long>(p.v1));
     const long long hi = p.circle ? last + p.v2 : min(last + static_cast<long long>(p.v2), N);
@@ -102,7 +103,7 @@ __global__ void tiled_viterbi_kernel(kernel_params p) {
         dtab[e * p.labels + o] = static_cast<short>(d);
       }
     }
-    const bool known_start = !p.circle && lo == 0;
+    const bool known_start = !p.circle && !p.open_start && lo == 0;
     for (int j = lane; j < p.S; j += 32) pm[j] = known_start && j != 0 ? kExcluded : 0;
     __syncwarp();
 
@@ -247,6 +248,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.sent_per_period = pattern.sent_per_period();
     params_.circle = setup_.term == termination::tail_biting;
     params_.zero_tail = setup_.term == termination::zero_tail;
+    params_.grid = 0;
+    params_.open_start = false;
     params_.phase_base = phase_base_.get();
     params_.phase_mask = phase_mask_.get();
     params_.pair_labels = pair_labels_.get();
@@ -267,14 +270,16 @@ class cuda_tiled_engine final : public tiled_device_engine {
             code.to_string(), ", tile ", tile.to_string(), ")");
 
     // Host batches go through the GPU in chunks of about two waves of tiles (and at least 32 MB
-    // of LLRs), copies overlapped with the other chunk's kernel.
+    // of LLRs), copies overlapped with the other chunk's kernel. (A stream engine, max_batch 0,
+    // has its own two lanes: conv/cuda/stream_runner.cu.)
     const cuda::launch_shape& resident = reg_ ? reg_shape_ : shape_;
-    const auto resident_tiles = static_cast<std::size_t>(resident.wave(sm_count_)) *
-                                static_cast<std::size_t>(reg_ ? resident.threads : resident.By);
+    resident_tiles_ = static_cast<std::size_t>(resident.wave(sm_count_)) *
+                      static_cast<std::size_t>(reg_ ? resident.threads : resident.By);
     const std::size_t chunk =
-        std::max((2 * resident_tiles + params_.tiles_per_frame - 1) / params_.tiles_per_frame,
+        std::max((2 * resident_tiles_ + params_.tiles_per_frame - 1) / params_.tiles_per_frame,
                  (std::size_t{32} << 20) / fs.coded_bits);
-    pipeline_.emplace(std::min(chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
+    if (setup_.max_batch > 0)
+      pipeline_.emplace(std::min(chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
   }
 
   void decode_device(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits,
@@ -284,7 +289,54 @@ class cuda_tiled_engine final : public tiled_device_engine {
     p.llr = llr;
     p.bits = bits;
     p.frames = frames;
-    const unsigned long long tiles = frames * static_cast<unsigned long long>(p.tiles_per_frame);
+    launch(p, stream);
+  }
+
+  void decode_window(const std::int8_t* llr, const window_geometry& window, std::uint8_t* bits,
+                     cuda_stream stream) override {
+    if (window.tiles == 0) return;
+    kernel_params p = params_;  // a truncated frame of the window's stages (tiled_params)
+    p.llr = llr;
+    p.bits = bits;
+    p.frames = 1;
+    p.N = static_cast<unsigned>(window.stages);
+    p.info_bits = static_cast<unsigned>(window.stages);
+    p.coded_bits = static_cast<unsigned>(window.values);
+    p.tiles_per_frame = static_cast<unsigned>(window.tiles);
+    p.grid = static_cast<unsigned>(window.grid);
+    p.open_start = window.open_start;
+    launch(p, stream);
+  }
+
+  void decode_device_float(const float* llr, std::size_t frames, double fixed_scale,
+                           std::uint8_t* bits, cuda_stream stream) override {
+    device_quantizer& q = quantizer();
+    q.clear_error(stream);
+    for (std::size_t first = 0; first < frames; first += q.chunk_frames()) {
+      const std::size_t n = std::min(q.chunk_frames(), frames - first);
+      q.quantize(llr + first * setup_.shape.coded_bits, n, first, fixed_scale, stream);
+      decode_device(q.q(), n, bits + first * setup_.shape.info_bits, stream);
+    }
+    q.throw_if_not_finite(stream,
+                          [&](std::size_t frame) { return llr + frame * setup_.shape.coded_bits; });
+  }
+
+  void decode_device_hard(const std::uint8_t* hard, std::size_t frames, std::uint8_t* bits,
+                          cuda_stream stream) override {
+    device_quantizer& q = quantizer();
+    for (std::size_t first = 0; first < frames; first += q.chunk_frames()) {
+      const std::size_t n = std::min(q.chunk_frames(), frames - first);
+      q.harden(hard + first * setup_.shape.coded_bits, n, stream);
+      decode_device(q.q(), n, bits + first * setup_.shape.info_bits, stream);
+    }
+  }
+
+  std::size_t resident_tiles() const override { return resident_tiles_; }
+
+ private:
+  // Queues the kernel the plan chose over p.frames frames of p.tiles_per_frame tiles.
+  void launch(const kernel_params& p, cuda_stream stream) {
+    const unsigned long long tiles = p.frames * static_cast<unsigned long long>(p.tiles_per_frame);
     if (reg_) {
       const auto threads = static_cast<unsigned>(reg_shape_.threads);
       const unsigned long long needed = (tiles + threads - 1) / threads;
@@ -304,6 +356,15 @@ class cuda_tiled_engine final : public tiled_device_engine {
     GPUFEC_CUDA_CHECK_LAUNCH("tiled_viterbi_kernel");
   }
 
+  // The float and hard device paths' scratch, made on first use: chunks of the host pipeline's
+  // size, so device memory stays bounded whatever the batch.
+  device_quantizer& quantizer() {
+    require(pipeline_.has_value(), "internal: a stream engine has no batch device paths");
+    if (!quantizer_) quantizer_.emplace(pipeline_->chunk_frames(), setup_.shape.coded_bits);
+    return *quantizer_;
+  }
+
+ public:
   void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) override {
     require(frames <= setup_.max_batch, "conv decode: ", frames,
             " frames exceed max_batch = ", setup_.max_batch);
@@ -317,8 +378,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   std::string describe() const override {
-    const std::string host =
-        cat("; host batches in chunks of ", pipeline_->chunk_frames(), " frames on 2 streams");
+    const std::string host = pipeline_ ? cat("; host batches in chunks of ",
+                                             pipeline_->chunk_frames(), " frames on 2 streams")
+                                       : std::string();
     if (reg_)
       return cat("registers: one thread per tile, ", setup_.code.to_string(),
                  " compiled in, int16x2 DPX add-max, a ring of ", params_.ring,
@@ -328,8 +390,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
                host);
   }
   std::size_t device_bytes() const override {
-    return pipeline_->device_bytes() + phase_base_.bytes() + phase_mask_.bytes() +
-           pair_labels_.bytes() + parity_.bytes();
+    return (pipeline_ ? pipeline_->device_bytes() : 0) +
+           (quantizer_ ? quantizer_->device_bytes() : 0) + phase_base_.bytes() +
+           phase_mask_.bytes() + pair_labels_.bytes() + parity_.bytes();
   }
 
  private:
@@ -368,6 +431,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
   cuda::device_buffer<int> phase_base_;
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
   std::optional<cuda::chunk_pipeline> pipeline_;
+  std::optional<device_quantizer> quantizer_;
+  std::size_t resident_tiles_ = 0;
 };
 
 std::unique_ptr<tiled_device_engine> make_cuda_tiled_engine(const tiled_setup& setup) {

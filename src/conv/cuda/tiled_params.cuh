@@ -1,6 +1,11 @@
 // What both CUDA Viterbi kernels (tiled_kernel.cu: one warp per tile, metrics in shared memory;
 // register_kernel.cuh: one thread per tile, metrics in registers) read: the frame and tile
 // geometry of tiling.hpp and the puncturing tables. Plain data, filled once by the engine.
+//
+// A "frame" is either a frame of a batch (grid = 0, open_start = false) or a window of a
+// continuous stream (stream_tiles.hpp): its tiles then decode [grid + i f, grid + (i+1) f) of the
+// window, and open_start says the window begins inside the stream, so no tile knows its start
+// state. Either way tile i runs [first - v1, last + v2] clipped to [0, N), as tiling.hpp says.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +21,9 @@ struct tiled_params {
   unsigned f, v1, v2, sub;            // sub: stages per traceback subframe (f when f0 = 0)
   int S, words, beta, labels, period, sent_per_period;
   bool circle, zero_tail;
-  const int* phase_base;            // [P]: values sent before phase p within a period
+  unsigned grid;          // window stage where tile 0's decoded part begins (0 for frames)
+  bool open_start;        // the window begins inside a stream: stage 0 is not the known start
+  const int* phase_base;  // [P]: values sent before phase p within a period
   const std::uint8_t* phase_mask;   // [P]: bit b set when stream b is sent at phase p
   const std::uint8_t* pair_labels;  // [S]: label(j >> 1, j & 1) | label((j >> 1) + S/2, j & 1) << 4
   const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)

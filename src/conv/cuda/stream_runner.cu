@@ -1,0 +1,131 @@
+// The CUDA runner of the tiled stream decoder (stream_tiles.hpp): windows of a continuous stream
+// through the tiled kernels on two lanes. Window c runs on lane c mod 2 (its own stream,
+// page-locked staging and device buffers): the stream decoder writes the window's values into the
+// lane's page-locked staging as they arrive, run() queues the copy in, the kernel and the copy of
+// the decided bits out, and switches to the other lane, first waiting for that lane's window (the
+// one before) and handing its bits over. So while one window's kernel runs, the next window's
+// values are staged on the host and copied in, and bits leave in stream order.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "common/cuda/device_buffer.cuh"
+#include "common/cuda/pinned_buffer.cuh"
+#include "common/cuda/stream.cuh"
+#include "conv/stream_tiles.hpp"
+#include "conv/tiled_device.hpp"
+
+namespace gpufec::conv::detail {
+namespace {
+
+class cuda_window_runner final : public window_runner {
+ public:
+  explicit cuda_window_runner(const cuda_window_setup& setup) : tile_(setup.tile) {
+    // The tile engine with a frame of one tile (what sizes its register ring) and no host-batch
+    // pipeline: the windows come with their own geometry.
+    const tiled_setup tiles{
+        setup.code,
+        setup.pattern,
+        make_frame_shape(setup.code, setup.pattern, setup.tile.stages(), termination::truncated),
+        termination::truncated,
+        setup.tile,
+        0,
+        setup.kernel};
+    engine_ = cuda_factory<cuda_tiled_entry>("the CUDA conv stream decoder")(tiles);
+    // By default about two waves of resident tiles per window, as the host-batch pipeline's
+    // chunks, and at least 32 MB of values: so a window's kernel fills the device and the
+    // next window's copies hide behind it.
+    const double values_per_stage =
+        static_cast<double>(setup.pattern.sent_per_period()) / setup.pattern.period();
+    const auto by_bytes = static_cast<std::size_t>(
+        std::ceil(static_cast<double>(std::size_t{32} << 20) / (values_per_stage * tile_.f)));
+    window_tiles_ =
+        tiles_for(tile_, setup.window_stages, std::max(2 * engine_->resident_tiles(), by_bytes));
+  }
+
+  ~cuda_window_runner() override {
+    for (lane& l : lanes_)
+      if (l.queue) (void)cudaStreamSynchronize(l.queue);
+  }
+
+  std::size_t window_tiles() const override { return window_tiles_; }
+
+  void allocate(const stream_tiling& tiling) override {
+    for (lane& l : lanes_) {
+      l.queue = cuda::stream(0);
+      l.in.reserve(tiling.max_values());
+      l.out.reserve(tiling.max_stages());
+      l.d_in.resize(tiling.max_values());
+      l.d_out.resize(tiling.max_stages());
+    }
+    host_bytes_ = 2 * (tiling.max_values() + tiling.max_stages());
+    device_bytes_ = host_bytes_;
+  }
+
+  std::int8_t* staging() override {
+    return reinterpret_cast<std::int8_t*>(lanes_[current_].in.get());
+  }
+
+  void run(const stream_window& w, std::vector<std::uint8_t>& decided) override {
+    lane& l = lanes_[current_];
+    try {
+      GPUFEC_CUDA_CHECK(
+          cudaMemcpyAsync(l.d_in.get(), l.in.get(), w.values, cudaMemcpyHostToDevice, l.queue));
+      engine_->decode_window(l.d_in.get(), {w.stages, w.values, w.grid, w.tiles, w.open_start()},
+                             l.d_out.get(), l.queue);
+      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(l.out.get(), l.d_out.get() + w.grid, w.decoded,
+                                        cudaMemcpyDeviceToHost, l.queue));
+    } catch (...) {
+      for (lane& other : lanes_) (void)cudaStreamSynchronize(other.queue);
+      throw;
+    }
+    l.decoded = w.decoded;
+    current_ ^= 1;
+    collect(lanes_[current_], decided);
+  }
+
+  void drain(std::vector<std::uint8_t>& decided) override {
+    collect(lanes_[current_ ^ 1], decided);  // the window in flight, if any
+  }
+
+  std::string describe() const override {
+    return cat("CUDA kernel: ", engine_->describe(),
+               "; windows on 2 streams from page-locked "
+               "staging");
+  }
+  std::size_t host_bytes() const override { return host_bytes_; }
+  std::size_t device_bytes() const override { return device_bytes_ + engine_->device_bytes(); }
+
+ private:
+  struct lane {
+    cuda::stream queue;
+    cuda::pinned_buffer in, out;
+    cuda::device_buffer<std::int8_t> d_in;
+    cuda::device_buffer<std::uint8_t> d_out;
+    std::size_t decoded = 0;  // bits of the window in flight (0: none)
+  };
+
+  // Waits for the lane's window and appends its bits.
+  void collect(lane& l, std::vector<std::uint8_t>& decided) {
+    if (!l.decoded) return;
+    const std::size_t n = l.decoded;
+    l.decoded = 0;
+    l.queue.synchronize();
+    decided.insert(decided.end(), l.out.get(), l.out.get() + n);
+  }
+
+  tile_shape tile_;
+  std::unique_ptr<tiled_device_engine> engine_;
+  std::size_t window_tiles_ = 1, host_bytes_ = 0, device_bytes_ = 0;
+  lane lanes_[2];
+  int current_ = 0;
+};
+
+std::unique_ptr<window_runner> make_cuda_window_runner(const cuda_window_setup& setup) {
+  return std::make_unique<cuda_window_runner>(setup);
+}
+
+const register_cuda_backend<cuda_stream_entry> registered{&make_cuda_window_runner};
+
+}  // namespace
+}  // namespace gpufec::conv::detail
