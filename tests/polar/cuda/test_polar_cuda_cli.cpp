@@ -40,7 +40,7 @@ TEST_F(PolarCudaCli, SimulateCudaGivesTheCpuCounts) {
     for (std::size_t k = 0; k < 2; ++k)
       for (const char* key : {"frames", "frame_errors", "bit_errors"})
         EXPECT_EQ(gpu["points"][k][key], cpu["points"][k][key]) << "point " << k << " " << key;
-    EXPECT_GT(gpu["points"][0]["frame_errors"].get<std::uint64_t>(), 100u);
+    EXPECT_GE(gpu["points"][0]["frame_errors"].get<std::uint64_t>(), 100u);  // --max-fe 100
   }
   const auto fp16 = simulate(
       "simulate polar --N 1024 --decoder bp --bp-update minsum --precision fp16 --ebn0 3 "
