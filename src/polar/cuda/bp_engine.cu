@@ -343,15 +343,17 @@ class cuda_bp_engine final : public bp_device_engine {
     const unsigned long long per_block = params_.slots;  // codewords a block holds at once
     const auto blocks = static_cast<unsigned>(
         std::min<unsigned long long>((r.frames + per_block - 1) / per_block, grid_));
+    bp_batch_params batch;
+    batch.llr = r.llr;
+    batch.bits = r.info_bits;
+    batch.soft = r.soft;
+    batch.iterations = r.iterations;
+    batch.frames = r.frames;
+    batch.next = next;
+    batch.frozen = frozen_.get();
     if (registers_) {
       bp_register_params p = register_params_;
-      p.llr = r.llr;
-      p.bits = r.info_bits;
-      p.soft = r.soft;
-      p.iterations = r.iterations;
-      p.frames = r.frames;
-      p.next = next;
-      p.frozen = frozen_.get();
+      static_cast<bp_batch_params&>(p) = batch;
       p.rank = rank_.get();
       void* arguments[] = {&p, rule_argument_};
       GPUFEC_CUDA_CHECK(cudaLaunchKernel(register_kernel_, dim3(blocks),
@@ -360,13 +362,7 @@ class cuda_bp_engine final : public bp_device_engine {
       return;
     }
     bp_kernel_params p = params_;
-    p.llr = r.llr;
-    p.bits = r.info_bits;
-    p.soft = r.soft;
-    p.iterations = r.iterations;
-    p.frames = r.frames;
-    p.next = next;
-    p.frozen = frozen_.get();
+    static_cast<bp_batch_params&>(p) = batch;
     p.info = info_.get();
     p.scratch = global_ ? scratch_.get() : nullptr;
     polar_bp_kernel<Rule>

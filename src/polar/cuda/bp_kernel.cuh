@@ -8,7 +8,8 @@
 
 namespace gpufec::polar::detail {
 
-struct bp_kernel_params {
+// One launch's frames and outputs, and the work counter: what both BP kernels take per call.
+struct bp_batch_params {
   const float* llr = nullptr;           // [frame][N], device
   std::uint8_t* bits = nullptr;         // [frame][K] or null
   float* soft = nullptr;                // [frame][soft_stride] or null
@@ -16,9 +17,12 @@ struct bp_kernel_params {
   unsigned long long frames = 0;
   unsigned long long* next = nullptr;    // the next frame to take (zeroed before each launch)
   const std::uint8_t* frozen = nullptr;  // [N]
-  const std::uint32_t* info = nullptr;   // [K], ascending
-  unsigned char* scratch = nullptr;      // global layout: slot regions; null: shared layout
-  std::size_t slot_bytes = 0;            // one codeword's region (see the kernel)
+};
+
+struct bp_kernel_params : bp_batch_params {
+  const std::uint32_t* info = nullptr;  // [K], ascending
+  unsigned char* scratch = nullptr;     // global layout: slot regions; null: shared layout
+  std::size_t slot_bytes = 0;           // one codeword's region (see the kernel)
   unsigned N = 0, K = 0, m = 0;
   unsigned T = 0;             // threads per codeword (a power of two, <= N / 2)
   unsigned slots = 0;         // codewords per block (blockDim.x = T * slots)

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "polar/cuda/bp_kernel.cuh"
 #include "polar/cuda/bp_lane_rules.cuh"
 #include "polar/cuda/bp_register_layout.cuh"
 
@@ -34,15 +35,8 @@ struct register_slot {
   static constexpr unsigned in_column_below = g > 0 ? layout::address(g, node) : 0;
 };
 
-struct bp_register_params {
-  const float* llr = nullptr;           // [frame][N], device
-  std::uint8_t* bits = nullptr;         // [frame][K] or null
-  float* soft = nullptr;                // [frame][soft_stride] or null
-  std::uint32_t* iterations = nullptr;  // [frame] or null
-  unsigned long long frames = 0;
-  unsigned long long* next = nullptr;    // the next frame to take (zeroed before each launch)
-  const std::uint8_t* frozen = nullptr;  // [N]
-  const std::int32_t* rank = nullptr;    // [N]: k for the k-th information position, else -1
+struct bp_register_params : bp_batch_params {
+  const std::int32_t* rank = nullptr;  // [N]: k for the k-th information position, else -1
   unsigned K = 0;
   unsigned header_bytes = 0;  // per block: slot frames (8 B per lane) and mismatch flags
   unsigned region_bytes = 0;  // per slot: the boundary columns (bp_register_region_bytes)
