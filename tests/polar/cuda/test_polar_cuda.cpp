@@ -1,10 +1,11 @@
 // The CUDA BP decoder against its CPU oracle (bp_reference / bp_fast, the same schedule and the
 // same float operations): min-sum and scaled min-sum give the same bits, iteration counts and soft
 // values, for N = 8 .. 2^16 (the register kernel on every length it has, the memory kernel in
-// shared and global memory); fp16 decodes noise-free frames exactly and keeps the FER of fp32; batches of 1 to 10^5, fixed
-// iterations and G-matrix early stopping, both refill policies, host batches and device batches on
-// a stream; N = 2^20 decodes; the sum-product rules agree within the stated tolerance; bad input
-// is refused with messages that name it. Every test skips without a GPU.
+// shared and global memory); fp16 decodes noise-free frames exactly and keeps the FER of fp32;
+// batches of 1 to 10^5, fixed iterations and G-matrix early stopping, both refill policies, host
+// batches and device batches on a stream; N = 2^20 decodes; the sum-product rules agree within the
+// stated tolerance; bad input is refused with messages that name it. Every test skips without a
+// GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
