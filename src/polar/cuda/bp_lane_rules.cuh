@@ -6,10 +6,14 @@
 // fp32 gives every message the CPU reference's value (min-sum and scaled min-sum, the rules the
 // register kernel runs).
 //
-// fp16 (min-sum and scaled min-sum only): messages saturate at +-2^14 (the kernel saturates the
-// sums; a check's output never exceeds its first argument's magnitude), LLRs in are clamped to
-// that bound and a frozen bit enters as +2^14, so a variable-node sum (two values of at most 2^14)
-// never leaves the finite half range: no infinity, no NaN. Not the CPU's numbers;
+// fp16 (min-sum and scaled min-sum only): no infinity and no NaN, with saturation only where a
+// column leaves a group. A min-sum check never exceeds its first argument's magnitude, and in the
+// right-to-left sweep L is that argument and the kept term (L_s = f(L_s+1, .) or
+// f(L_s+1, .) + L_s+1), R only ever the second argument; the left-to-right sweep likewise for R.
+// So along a sweep a message at most doubles per stage, whatever the other sweep holds. LLRs are
+// clamped to B = 2^12, a frozen bit enters as B, and the kernel saturates each boundary column to
+// +-B as it stores it: a group has at most 3 stages, so every message is at most 8B = 2^15, every
+// sum formed at most 9B (the decisions' L_0 + R_0), below 65504. Not the CPU's numbers;
 // docs/polar.md measures the FER it costs.
 #pragma once
 
@@ -21,22 +25,24 @@
 
 namespace gpufec::polar::detail::lane_rules {
 
-// Min-sum and scaled min-sum in fp32: f = sign(a) sign(b) min(|a|, |b|) as a clamp of a, its sign
-// flipped by b's, to [-|b|, |b|]: one LOP3 and two FMNMX (fminf/fmaxf). Every non-zero message
-// equals the CPU's (bp_rules' min_sum, std::min on magnitudes): fminf may differ from std::min
-// only in the sign of a zero result, and a zero's sign reaches no non-zero value (f of a zero is a
-// zero, x + 0 = x) nor any decision (hard: v < 0). Plain min-sum skips the multiply by 1.
+// Min-sum and scaled min-sum in fp32: f = sign(a) sign(b) min(|a|, |b|) as the magnitude
+// fminf(|a|, |b|) (one FMNMX, the absolute values are operand modifiers) with the sign bit of the
+// product a b (an FMUL, on the FMA pipe) put in by one LOP3. The ALU pipe, which bounds this
+// kernel (docs/polar.md, floor), does two instructions per check instead of the three of a clamp.
+// The product's sign is the XOR of the signs whatever it rounds to (0 and infinity keep their
+// sign); it is a NaN only for 0 times infinity, where the magnitude is 0. So every non-zero
+// message equals the CPU's (bp_rules' min_sum), and a zero may differ only in its sign, which
+// reaches no non-zero value (f of a zero is a zero, x + 0 = x) nor any decision (hard: v < 0).
+// Plain min-sum skips the multiply by the scale.
 template <bool Scaled>
 struct fp32_min_sum {
   using value = float;
   static constexpr int lanes = 1;
   float scale = 1.0f;
-  // f is symmetric; the bound is the first argument's magnitude, which the two checks of a
-  // butterfly share (the compiler computes it once).
   __device__ float check(float a, float b) const {
-    const float flipped = __uint_as_float(__float_as_uint(b) ^ (__float_as_uint(a) & 0x80000000u));
-    const float bound = fabsf(a);
-    const float f = fmaxf(fminf(flipped, bound), -bound);
+    const float magnitude = fminf(fabsf(a), fabsf(b));
+    const unsigned sign = __float_as_uint(__fmul_rn(a, b)) & 0x80000000u;
+    const float f = __uint_as_float(__float_as_uint(magnitude) | sign);
     if constexpr (Scaled) return __fmul_rn(scale, f);
     return f;
   }
@@ -51,7 +57,7 @@ struct fp32_min_sum {
 };
 
 // Two fp16 codewords per register (lane 0 in the low half), min-sum or scaled min-sum.
-inline constexpr float fp16_bound = 16384.0f;  // 2^14: a sum of two stays below 65504
+inline constexpr float fp16_bound = 4096.0f;  // B = 2^12: see the top of this file
 
 // The cuda_fp16 intrinsics are inline assembly, which the compiler neither folds nor hoists, so
 // the constants live in the rule (made on the host, kernel parameters) and the bit work is done on
@@ -72,11 +78,12 @@ struct fp16_min_sum {
   __device__ static unsigned bits_of(__half2 v) { return *reinterpret_cast<const unsigned*>(&v); }
   __device__ static __half2 of_bits(unsigned u) { return *reinterpret_cast<const __half2*>(&u); }
 
-  __device__ __half2 check(__half2 a, __half2 b) const {  // as fp32_min_sum::check
-    const unsigned ua = bits_of(a);
-    const __half2 flipped = of_bits(bits_of(b) ^ (ua & 0x80008000u));
-    const __half2 f =
-        __hmax2(__hmin2(flipped, of_bits(ua & 0x7fff7fffu)), of_bits(ua | 0x80008000u));
+  // As fp32_min_sum::check: the magnitudes' minimum, the product's sign bits (HMUL2, FMA pipe).
+  // Its operands are finite (at most 2^15), so the product is finite or +-infinity, never a NaN.
+  __device__ __half2 check(__half2 a, __half2 b) const {
+    const __half2 magnitude = __hmin2(__habs2(a), __habs2(b));
+    const unsigned sign = bits_of(__hmul2(a, b)) & 0x80008000u;
+    const __half2 f = of_bits(bits_of(magnitude) | sign);
     if constexpr (Scaled) return __hmul2(scale, f);
     return f;
   }

@@ -73,18 +73,20 @@ inline unsigned bp_register_header_bytes(unsigned slots, int lanes) {
 // Why the result is the reference's: each message is the same rule applied to the same operands as
 // bp_reference (the group's butterflies are the stage's, in the stage order of the schedule; a
 // stage's butterflies are independent, so their order within a stage does not matter), and the
-// decisions, the check and the outputs follow decide()/decode_one(). A check-form message is not
-// saturated: the min-sum rules' f never exceeds its first argument's magnitude, a saturated
-// message, so saturating would not change it.
+// decisions, the check and the outputs follow decide()/decode_one(). Rule::saturate, applied to
+// the boundary columns as they are stored, is the identity in fp32 (min-sum has no bound); fp16's
+// bound: bp_lane_rules.cuh.
 // Barriers: every thread runs every loop (bounds are compile-time or block-uniform); work is
-// predicated on the slot having a frame, so no barrier is divergent.
-// Registers: fp16 (two codewords per register) runs best with 3 blocks of 128 threads per SM (168
-// registers, a few spilled in the frame set-up and outputs), fp32 with all the registers it wants
-// (measured on an H100, bench/RESULTS.md); N = 2048 needs 256-thread blocks.
+// predicated on the slot having a frame, so no barrier is divergent. An iteration has the sweeps'
+// 2 (G - 1) barriers, one for the early-stop flags and one that tells the block whether a lane
+// stopped; only then does the block go through the refill (three more).
+// Registers: both precisions run best with all the registers they want (about 220-240, 8 warps per
+// SM). Capped at 168 for a third block, fp16 spilled into its iteration loop and ran 8% slower at
+// N = 1024 (H100, bench/RESULTS.md); N = 2048 needs 256-thread blocks.
 template <int M, class Rule>
 inline constexpr int register_kernel_threads = (M >= 11 || Rule::lanes == 1) ? 256 : 128;
 template <int M, class Rule>
-inline constexpr int register_kernel_min_blocks = register_kernel_threads<M, Rule> == 128 ? 3 : 1;
+inline constexpr int register_kernel_min_blocks = register_kernel_threads<M, Rule> == 128 ? 2 : 1;
 
 template <int M, class Rule>
 __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
@@ -151,7 +153,6 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
           frame_of[i] = base + i < p.frames ? static_cast<long long>(base + i) : -2;
       }
     }
-    if (t == 0) mismatch[slot] = 0;
     __syncthreads();
     unsigned fresh = 0, live = 0;  // lanes starting a frame; lanes holding one
 #pragma unroll
@@ -190,177 +191,190 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
     }
     __syncthreads();
 
-    // Right-to-left sweep: L_s for s = m-1 .. 0, group by group from the top.
-    unrolled<0, G>([&](auto ic) {
-      constexpr int g = G - 1 - ic(), b = layout::first(g), top = layout::top(g);
-      if (live) {
-        if constexpr (g + 1 < G)  // L of the column above, which the group above just wrote
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            L[top][r] =
-                column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
-          });
-        if constexpr (g > 0 && g + 1 < G)  // the top group kept R of its bottom column
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-          });
-#pragma unroll
-        for (int s = top - 1; s >= b; --s) {
-          const int k = s - b;
-#pragma unroll
-          for (int r = 0; r < 8; ++r) {
-            if ((r >> k) & 1) continue;
-            const int r1 = r | (1 << k);
-            const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
-            const V rs_top = R[s][r], rs_bottom = R[s][r1];
-            L[s][r] = rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom));
-            L[s][r1] = rule.saturate(Rule::variable(rule.check(ln_top, rs_top), ln_bottom));
-          }
-        }
-        if constexpr (g > 0)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            column_L(g)[base_above[g] + register_slot<M, g, r>::in_column_below] = L[b][r];
-          });
-      }
-      if constexpr (g > 0) __syncthreads();
-    });
+    // Iterations until a lane of the block stops (then the refill above). The flags are reset
+    // after the previous iteration's last read (the barrier ending it) and before this one's
+    // writes (behind the sweeps' barriers; a slot without boundaries is one thread).
+    for (bool stopped = false; !stopped;) {
+      if (t == 0) mismatch[slot] = 0;
 
-    // u^ from L_0 (final now) and R_0: the group-0 register word, bit r * lanes + lane.
-    unsigned u_word = 0;
-#pragma unroll
-    for (int r = 0; r < 8; ++r)
-      if (!((frozen_bits >> r) & 1u))
-        u_word |= Rule::hard_bits(Rule::variable(L[0][r], R[0][r])) << (r * lanes);
-    unsigned w_word = u_word;
-    const bool transform = p.early_stop || p.systematic;
-
-    // Left-to-right sweep: R_(s+1) for s = 0 .. m-1, group by group from the bottom; w = u^ G_N
-    // goes up with it.
-    unrolled<0, G>([&](auto gc) {
-      constexpr int g = gc(), b = layout::first(g), top = layout::top(g);
-      if (live) {
-        if constexpr (g > 0) {
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-          });
-          if constexpr (g + 1 < G)  // group 0 still holds L of its top column from the first sweep
+      // Right-to-left sweep: L_s for s = m-1 .. 0, group by group from the top.
+      unrolled<0, G>([&](auto ic) {
+        constexpr int g = G - 1 - ic(), b = layout::first(g), top = layout::top(g);
+        if (live) {
+          if constexpr (g + 1 < G)  // L of the column above, which the group above just wrote
             unrolled<0, 8>([&](auto rc) {
               constexpr int r = rc();
               L[top][r] =
                   column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
             });
-        }
-#pragma unroll
-        for (int s = b; s < top; ++s) {
-          const int k = s - b;
-#pragma unroll
-          for (int r = 0; r < 8; ++r) {
-            if ((r >> k) & 1) continue;
-            const int r1 = r | (1 << k);
-            const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
-            const V rs_top = R[s][r], rs_bottom = R[s][r1];
-            R[s + 1][r] = rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom));
-            R[s + 1][r1] = rule.saturate(Rule::variable(rule.check(rs_top, ln_top), rs_bottom));
-          }
-        }
-        if constexpr (g + 1 < G)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] =
-                R[top][r];
-          });
-        if (transform) {
-          if constexpr (g > 0) {
-            w_word = 0;
+          if constexpr (g > 0 && g + 1 < G)  // the top group kept R of its bottom column
             unrolled<0, 8>([&](auto rc) {
               constexpr int r = rc();
-              w_word |= static_cast<unsigned>(
-                            w_columns[(g - 1) * N + (node_base[g] | register_slot<M, g, r>::node)])
-                        << (r * lanes);
+              R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
             });
+#pragma unroll
+          for (int s = top - 1; s >= b; --s) {
+            const int k = s - b;
+#pragma unroll
+            for (int r = 0; r < 8; ++r) {
+              if ((r >> k) & 1) continue;
+              const int r1 = r | (1 << k);
+              const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
+              const V rs_top = R[s][r], rs_bottom = R[s][r1];
+              L[s][r] = rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom));
+              L[s][r1] = Rule::variable(rule.check(ln_top, rs_top), ln_bottom);
+            }
           }
-          // The group's XOR butterflies w[j] ^= w[j + h] on the register word.
+          if constexpr (g > 0)
+            unrolled<0, 8>([&](auto rc) {
+              constexpr int r = rc();
+              column_L(g)[base_above[g] + register_slot<M, g, r>::in_column_below] =
+                  rule.saturate(L[b][r]);
+            });
+        }
+        if constexpr (g > 0) __syncthreads();
+      });
+
+      // u^ from L_0 (final now) and R_0: the group-0 register word, bit r * lanes + lane.
+      unsigned u_word = 0;
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        if (!((frozen_bits >> r) & 1u))
+          u_word |= Rule::hard_bits(Rule::variable(L[0][r], R[0][r])) << (r * lanes);
+      unsigned w_word = u_word;
+      const bool transform = p.early_stop || p.systematic;
+
+      // Left-to-right sweep: R_(s+1) for s = 0 .. m-1, group by group from the bottom; w = u^ G_N
+      // goes up with it.
+      unrolled<0, G>([&](auto gc) {
+        constexpr int g = gc(), b = layout::first(g), top = layout::top(g);
+        if (live) {
+          if constexpr (g > 0) {
+            unrolled<0, 8>([&](auto rc) {
+              constexpr int r = rc();
+              R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
+            });
+            // Group 0 still holds L of its top column from the first sweep.
+            if constexpr (g + 1 < G)
+              unrolled<0, 8>([&](auto rc) {
+                constexpr int r = rc();
+                L[top][r] =
+                    column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+              });
+          }
 #pragma unroll
           for (int s = b; s < top; ++s) {
             const int k = s - b;
-            unsigned low = 0;  // bits of the registers with bit k clear
 #pragma unroll
-            for (int r = 0; r < 8; ++r)
-              if (!((r >> k) & 1)) low |= lane_mask_all << (r * lanes);
-            w_word ^= (w_word >> ((1 << k) * lanes)) & low;
+            for (int r = 0; r < 8; ++r) {
+              if ((r >> k) & 1) continue;
+              const int r1 = r | (1 << k);
+              const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
+              const V rs_top = R[s][r], rs_bottom = R[s][r1];
+              R[s + 1][r] = rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom));
+              R[s + 1][r1] = Rule::variable(rule.check(rs_top, ln_top), rs_bottom);
+            }
           }
           if constexpr (g + 1 < G)
             unrolled<0, 8>([&](auto rc) {
               constexpr int r = rc();
-              w_columns[g * N + (node_base[g] | register_slot<M, g, r>::node)] =
-                  static_cast<std::uint8_t>((w_word >> (r * lanes)) & lane_mask_all);
+              column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] =
+                  rule.saturate(R[top][r]);
             });
+          if (transform) {
+            if constexpr (g > 0) {
+              w_word = 0;
+              unrolled<0, 8>([&](auto rc) {
+                constexpr int r = rc();
+                w_word |=
+                    static_cast<unsigned>(
+                        w_columns[(g - 1) * N + (node_base[g] | register_slot<M, g, r>::node)])
+                    << (r * lanes);
+              });
+            }
+            // The group's XOR butterflies w[j] ^= w[j + h] on the register word.
+#pragma unroll
+            for (int s = b; s < top; ++s) {
+              const int k = s - b;
+              unsigned low = 0;  // bits of the registers with bit k clear
+#pragma unroll
+              for (int r = 0; r < 8; ++r)
+                if (!((r >> k) & 1)) low |= lane_mask_all << (r * lanes);
+              w_word ^= (w_word >> ((1 << k) * lanes)) & low;
+            }
+            if constexpr (g + 1 < G)
+              unrolled<0, 8>([&](auto rc) {
+                constexpr int r = rc();
+                w_columns[g * N + (node_base[g] | register_slot<M, g, r>::node)] =
+                    static_cast<std::uint8_t>((w_word >> (r * lanes)) & lane_mask_all);
+              });
+          }
         }
-      }
-      if constexpr (g + 1 < G) __syncthreads();
-    });
+        if constexpr (g + 1 < G) __syncthreads();
+      });
 
-    // The top group: x^ = hard(L_m + R_m), and the G-matrix check per lane.
-    unsigned x_word = 0;
+      // The top group: x^ = hard(L_m + R_m), and the G-matrix check per lane.
+      unsigned x_word = 0;
 #pragma unroll
-    for (int r = 0; r < 8; ++r)
-      x_word |= Rule::hard_bits(Rule::variable(L[M][r], R[M][r])) << (r * lanes);
-    unsigned differ = 0;  // lanes whose check fails
+      for (int r = 0; r < 8; ++r)
+        x_word |= Rule::hard_bits(Rule::variable(L[M][r], R[M][r])) << (r * lanes);
+      unsigned differ = 0;  // lanes whose check fails
 #pragma unroll
-    for (int l = 0; l < lanes; ++l) {
-      unsigned lane_bits = 0;
+      for (int l = 0; l < lanes; ++l) {
+        unsigned lane_bits = 0;
 #pragma unroll
-      for (int r = 0; r < 8; ++r) lane_bits |= 1u << (r * lanes + l);
-      if ((w_word ^ x_word) & lane_bits) differ |= 1u << l;
-    }
-    if (p.early_stop) {
-      if (live && differ) atomicOr(&mismatch[slot], static_cast<int>(differ));
-      __syncthreads();
-      differ = static_cast<unsigned>(mismatch[slot]);
-    }
+        for (int r = 0; r < 8; ++r) lane_bits |= 1u << (r * lanes + l);
+        if ((w_word ^ x_word) & lane_bits) differ |= 1u << l;
+      }
+      if (p.early_stop) {
+        if (live && differ) atomicOr(&mismatch[slot], static_cast<int>(differ));
+        __syncthreads();
+        differ = static_cast<unsigned>(mismatch[slot]);
+      }
 
-    // Lanes that stop: outputs, then the lane is free.
+      // Lanes that stop: outputs, then the lane is free.
+      unsigned stopping = 0;
 #pragma unroll
-    for (int l = 0; l < lanes; ++l) {
-      if (!((live >> l) & 1u)) continue;
-      ++it[l];
-      const bool last = it[l] == p.max_iterations;
-      if (!(last || (p.early_stop && !((differ >> l) & 1u)))) continue;
-      const std::size_t f = static_cast<std::size_t>(frame[l]);
-      if (p.iterations && t == 0) p.iterations[f] = static_cast<std::uint32_t>(it[l]);
-      if (p.bits) {
-        // Systematic: (u^ G_N)_A from the top group's w; else u^_A from group 0.
-        const unsigned word = p.systematic ? w_word : u_word;
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          const unsigned j = p.systematic ? node_base[G - 1] | register_slot<M, G - 1, r>::node
-                                          : node_base[0] | register_slot<M, 0, r>::node;
-          const int k = p.rank[j];
-          if (k >= 0)
-            p.bits[f * p.K + k] = static_cast<std::uint8_t>((word >> (r * lanes + l)) & 1u);
-        });
+      for (int l = 0; l < lanes; ++l) {
+        if (!((live >> l) & 1u)) continue;
+        ++it[l];
+        const bool last = it[l] == p.max_iterations;
+        if (!(last || (p.early_stop && !((differ >> l) & 1u)))) continue;
+        const std::size_t f = static_cast<std::size_t>(frame[l]);
+        if (p.iterations && t == 0) p.iterations[f] = static_cast<std::uint32_t>(it[l]);
+        if (p.bits) {
+          // Systematic: (u^ G_N)_A from the top group's w; else u^_A from group 0.
+          const unsigned word = p.systematic ? w_word : u_word;
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            const unsigned j = p.systematic ? node_base[G - 1] | register_slot<M, G - 1, r>::node
+                                            : node_base[0] | register_slot<M, 0, r>::node;
+            const int k = p.rank[j];
+            if (k >= 0)
+              p.bits[f * p.K + k] = static_cast<std::uint8_t>((word >> (r * lanes + l)) & 1u);
+          });
+        }
+        if (p.soft) {
+          float* out = p.soft + f * p.soft_stride;
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            const unsigned j = p.soft_at_top ? node_base[G - 1] | register_slot<M, G - 1, r>::node
+                                             : node_base[0] | register_slot<M, 0, r>::node;
+            const float v = p.soft_at_top ? Rule::to_llr(Rule::variable(L[M][r], R[M][r]), l)
+                                          : Rule::to_llr(Rule::variable(L[0][r], R[0][r]), l);
+            if (p.soft_stride == static_cast<unsigned>(N))
+              out[j] = v;
+            else if (p.rank[j] >= 0)
+              out[p.rank[j]] = v;
+          });
+        }
+        if (t == 0) frame_of[slot * lanes + l] = -1;
+        frame[l] = -1;
+        stopping |= 1u << l;
       }
-      if (p.soft) {
-        float* out = p.soft + f * p.soft_stride;
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          const unsigned j = p.soft_at_top ? node_base[G - 1] | register_slot<M, G - 1, r>::node
-                                           : node_base[0] | register_slot<M, 0, r>::node;
-          const float v = p.soft_at_top ? Rule::to_llr(Rule::variable(L[M][r], R[M][r]), l)
-                                        : Rule::to_llr(Rule::variable(L[0][r], R[0][r]), l);
-          if (p.soft_stride == static_cast<unsigned>(N))
-            out[j] = v;
-          else if (p.rank[j] >= 0)
-            out[p.rank[j]] = v;
-        });
-      }
-      if (t == 0) frame_of[slot * lanes + l] = -1;
-      frame[l] = -1;
+      live &= ~stopping;
+      stopped = __syncthreads_or(stopping != 0);
     }
-    __syncthreads();
   }
 }
 
