@@ -145,15 +145,15 @@ struct tile_run {
   int L[P][beta];   // this cycle's LLRs, per stage
   int Ln[P][beta];  // the next cycle's, loaded one cycle ahead (byte loads)
 
-  // Word loads (unpunctured codes whose cycle is whole words, P beta = 0 mod 4): a cycle's
-  // P beta bytes come as the RW aligned 32-bit words that cover them, RW = P beta / 4 + 1, kept
-  // raw (so a load is waited for only when the cycle is unpacked, one cycle later) with the bit
-  // offset of the cycle's first byte in the first word. Per byte loads of a thread's own stream
-  // touch a 32-byte sector per byte; tiles far apart share no sector, so L1 cannot keep them
-  // (measured: 97% of the sectors fetched from L2 were refetches). A tile whose words would wrap
-  // around a tail-biting frame or leave the batch's buffer loads bytes and packs them instead.
-  static constexpr bool word_loads = !Punctured && (P * beta) % 4 == 0;
-  static constexpr int cycle_bytes = P * beta, RW = cycle_bytes / 4 + 1;
+  // Word loads (unpunctured codes): a cycle's P beta bytes come as the RW aligned 32-bit words
+  // that cover them whatever their alignment, RW = ceil(P beta / 4) + 1, kept raw (so a load is
+  // waited for only when the cycle is unpacked, one cycle later) with the bit offset of the cycle's
+  // first byte in the first word. Per byte loads of a thread's own stream touch a 32-byte sector
+  // per byte; tiles far apart share no sector, so L1 cannot keep them (measured: 97% of the sectors
+  // fetched from L2 were refetches). A tile whose words would wrap around a tail-biting frame or
+  // leave the batch's buffer loads bytes and packs them instead.
+  static constexpr bool word_loads = !Punctured;
+  static constexpr int cycle_bytes = P * beta, RW = (cycle_bytes + 3) / 4 + 1;
   bool words_ok = false;
 
   // The tile.
