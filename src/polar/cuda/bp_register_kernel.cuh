@@ -282,14 +282,14 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
                   rule.saturate(R[top][r]);
             });
           if (transform) {
+            // node_base holds none of a register's node bits, so node_base | node is node_base +
+            // node: one base register and compile-time offsets for the 8 bytes.
             if constexpr (g > 0) {
+              const std::uint8_t* below = w_columns + (g - 1) * N + node_base[g];
               w_word = 0;
               unrolled<0, 8>([&](auto rc) {
                 constexpr int r = rc();
-                w_word |=
-                    static_cast<unsigned>(
-                        w_columns[(g - 1) * N + (node_base[g] | register_slot<M, g, r>::node)])
-                    << (r * lanes);
+                w_word |= static_cast<unsigned>(below[register_slot<M, g, r>::node]) << (r * lanes);
               });
             }
             // The group's XOR butterflies w[j] ^= w[j + h] on the register word.
@@ -302,12 +302,14 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
                 if (!((r >> k) & 1)) low |= lane_mask_all << (r * lanes);
               w_word ^= (w_word >> ((1 << k) * lanes)) & low;
             }
-            if constexpr (g + 1 < G)
+            if constexpr (g + 1 < G) {
+              std::uint8_t* above = w_columns + g * N + node_base[g];
               unrolled<0, 8>([&](auto rc) {
                 constexpr int r = rc();
-                w_columns[g * N + (node_base[g] | register_slot<M, g, r>::node)] =
+                above[register_slot<M, g, r>::node] =
                     static_cast<std::uint8_t>((w_word >> (r * lanes)) & lane_mask_all);
               });
+            }
           }
         }
         if constexpr (g + 1 < G) __syncthreads();
