@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
         for (const auto& point : points) {
           const auto pattern = puncture_pattern::standard(point.rate, 2);
           const std::size_t D = default_traceback_depth(code, pattern);
-          // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep.
+          // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
           std::vector<tile_shape> shapes;
           std::vector<std::string> table;
           for (std::size_t v : {10, 20, 30, 40, 50})
@@ -143,6 +143,13 @@ int main(int argc, char** argv) {
             shapes.push_back({256, v1, D, 0});
             table.push_back("v1");
           }
+          // The shape a plan takes by default (the CUDA register kernel's), and the fastest of
+          // conv_cuda_bench's tile sweep (f = 264, f0 = 30) with the same overlaps.
+          const tile_shape standard = default_tile_shape(code, pattern);
+          shapes.push_back(standard);
+          table.push_back("default");
+          shapes.push_back({264, standard.v1, standard.v2, 30});
+          table.push_back("default");
           const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
           const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
           const double bits = static_cast<double>(N * point.frames);
