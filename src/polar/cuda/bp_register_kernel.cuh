@@ -374,7 +374,6 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
         frame[l] = -1;
         stopping |= 1u << l;
       }
-      live &= ~stopping;
       stopped = __syncthreads_or(stopping != 0);
     }
   }

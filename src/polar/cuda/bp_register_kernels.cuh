@@ -3,6 +3,8 @@
 // bp_register_fp16.cu), so the two compile in parallel.
 #pragma once
 
+#include <utility>
+
 #include "polar/cuda/bp_lane_rules.cuh"
 #include "polar/cuda/bp_register_kernel.cuh"
 
@@ -10,31 +12,19 @@ namespace gpufec::polar::detail {
 
 inline constexpr int register_kernel_min_m = 3, register_kernel_max_m = 11;
 
+template <class Rule, int... I>
+const void* register_kernel_at(int m, std::integer_sequence<int, I...>) {
+  static const void* const table[] = {
+      reinterpret_cast<const void*>(&polar_bp_register_kernel<register_kernel_min_m + I, Rule>)...};
+  return m >= register_kernel_min_m && m <= register_kernel_max_m ? table[m - register_kernel_min_m]
+                                                                  : nullptr;
+}
+
 // The kernel polar_bp_register_kernel<m, Rule> as a launchable pointer (null outside 3 .. 11).
 template <class Rule>
 const void* register_kernel_for(int m) {
-  switch (m) {
-    case 3:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<3, Rule>);
-    case 4:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<4, Rule>);
-    case 5:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<5, Rule>);
-    case 6:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<6, Rule>);
-    case 7:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<7, Rule>);
-    case 8:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<8, Rule>);
-    case 9:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<9, Rule>);
-    case 10:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<10, Rule>);
-    case 11:
-      return reinterpret_cast<const void*>(&polar_bp_register_kernel<11, Rule>);
-    default:
-      return nullptr;
-  }
+  return register_kernel_at<Rule>(
+      m, std::make_integer_sequence<int, register_kernel_max_m - register_kernel_min_m + 1>{});
 }
 
 // Defined in bp_register_fp32.cu and bp_register_fp16.cu.
