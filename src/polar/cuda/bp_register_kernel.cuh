@@ -46,11 +46,12 @@ struct bp_register_params : bp_batch_params {
   bool early_stop = false, systematic = false, replace = true;
 };
 
-// Shared memory of one slot: L and R of every boundary column (value_bytes each), then a byte per
-// node of every boundary column for w = u^ G_N on its way up (early stopping, systematic codes).
+// Shared memory of one slot: L and R of every boundary column (value_bytes each), then a 4-byte
+// sign word per node of every boundary column (u^ on its way to the outputs, w = u^ G_N on its way
+// up for early stopping and systematic codes), in the R column's layout.
 inline unsigned bp_register_region_bytes(int m, unsigned value_bytes) {
   const unsigned N = 1u << m, boundaries = static_cast<unsigned>((m + 2) / 3 - 1);
-  return (boundaries * (2 * N * value_bytes + N) + 15) / 16 * 16;
+  return (boundaries * (2 * N * value_bytes + 4 * N) + 15) / 16 * 16;
 }
 inline unsigned bp_register_header_bytes(unsigned slots, int lanes) {
   return (slots * (8 * lanes + 4) + 15) / 16 * 16;
@@ -68,14 +69,14 @@ inline unsigned bp_register_header_bytes(unsigned slots, int lanes) {
 // column's L to shared memory, a barrier), then the left-to-right sweep from group 0 (stages
 // bottom-up, its top column's R to shared memory, a barrier). Early stopping rides on the second
 // sweep: u^ is decided in group 0 (L_0 is final after the first sweep), w = u^ G_N goes up group by
-// group with R (the XOR butterflies of a group in a register word, a byte per node across a
-// boundary), and the top group compares w with x^ = hard(L_m + R_m).
+// group with R (a sign word per register, Rule::sign_word, XORed by the group's butterflies and
+// stored beside R across a boundary), and the top group compares w with x^ = hard(L_m + R_m).
 // Why the result is the reference's: each message is the same rule applied to the same operands as
 // bp_reference (the group's butterflies are the stage's, in the stage order of the schedule; a
 // stage's butterflies are independent, so their order within a stage does not matter), and the
 // decisions, the check and the outputs follow decide()/decode_one(). Rule::saturate, applied to
-// the boundary columns as they are stored, is the identity in fp32 (min-sum has no bound); fp16's
-// bound: bp_lane_rules.cuh.
+// the boundary columns that Rule::saturates as they are stored, is the identity in fp32 (min-sum
+// has no bound); fp16's bound: bp_lane_rules.cuh.
 // Barriers: every thread runs every loop (bounds are compile-time or block-uniform); work is
 // predicated on the slot having a frame, so no barrier is divergent. An iteration has the sweeps'
 // 2 (G - 1) barriers, one for the early-stop flags and one that tells the block whether a lane
@@ -95,14 +96,14 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
   using layout = bp_register_layout<M>;
   using V = typename Rule::value;
   constexpr int N = layout::N, T = layout::T, G = layout::groups, lanes = Rule::lanes;
-  constexpr unsigned lane_mask_all = (1u << lanes) - 1;
   extern __shared__ __align__(16) unsigned char shared[];
   const unsigned slots = blockDim.x / T, slot = threadIdx.x / T, t = threadIdx.x % T;
   auto* frame_of = reinterpret_cast<long long*>(shared);  // [slot][lane]
   auto* mismatch = reinterpret_cast<int*>(shared + 8 * lanes * slots);
   unsigned char* region = shared + p.header_bytes + static_cast<std::size_t>(slot) * p.region_bytes;
   V* const columns = reinterpret_cast<V*>(region);  // boundary g: L at 2(g-1) N, R at (2g-1) N
-  std::uint8_t* const w_columns = reinterpret_cast<std::uint8_t*>(columns + 2 * (G - 1) * N);
+  static_assert(sizeof(V) == sizeof(unsigned), "a sign word sits where R would");
+  unsigned* const sign_columns = reinterpret_cast<unsigned*>(columns + 2 * (G - 1) * N);
 
   // This thread's node bits in each group, and its register 0's index in each boundary column
   // seen from the group below it (its top column) and from the group above (its bottom column).
@@ -116,6 +117,15 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
   }
   auto column_L = [&](int g) { return columns + (2 * (g - 1)) * N; };
   auto column_R = [&](int g) { return columns + (2 * g - 1) * N; };
+  auto column_sign = [&](int g) { return sign_columns + (g - 1) * N; };
+  // A group's XOR butterflies w[r] ^= w[r + 2^k] on sign words (undone by doing them again).
+  auto xor_butterflies = [](unsigned(&w)[8], int stages) {
+#pragma unroll
+    for (int k = 0; k < 3; ++k)
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        if (k < stages && !((r >> k) & 1)) w[r] ^= w[r | (1 << k)];
+  };
 
   V L[M + 1][8], R[M + 1][8];  // column c, register r (in the layout of the group using it)
   unsigned frozen_bits = 0;    // group 0's nodes
@@ -228,20 +238,23 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
           if constexpr (g > 0)
             unrolled<0, 8>([&](auto rc) {
               constexpr int r = rc();
-              column_L(g)[base_above[g] + register_slot<M, g, r>::in_column_below] =
-                  rule.saturate(L[b][r]);
+              V& stored = column_L(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
+              if constexpr (Rule::saturates(b))
+                stored = rule.saturate(L[b][r]);
+              else
+                stored = L[b][r];
             });
         }
         if constexpr (g > 0) __syncthreads();
       });
 
-      // u^ from L_0 (final now) and R_0: the group-0 register word, bit r * lanes + lane.
-      unsigned u_word = 0;
+      // u^ from L_0 (final now) and R_0, as sign words (a frozen node decides 0). They go to the
+      // sign column of boundary 1, transformed by group 0's butterflies when w = u^ G_N is wanted
+      // (the outputs undo them).
+      unsigned w[8];
 #pragma unroll
       for (int r = 0; r < 8; ++r)
-        if (!((frozen_bits >> r) & 1u))
-          u_word |= Rule::hard_bits(Rule::variable(L[0][r], R[0][r])) << (r * lanes);
-      unsigned w_word = u_word;
+        w[r] = (frozen_bits >> r) & 1u ? 0u : Rule::sign_word(Rule::variable(L[0][r], R[0][r]));
       const bool transform = p.early_stop || p.systematic;
 
       // Left-to-right sweep: R_(s+1) for s = 0 .. m-1, group by group from the bottom; w = u^ G_N
@@ -278,57 +291,42 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
           if constexpr (g + 1 < G)
             unrolled<0, 8>([&](auto rc) {
               constexpr int r = rc();
-              column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] =
-                  rule.saturate(R[top][r]);
+              V& stored =
+                  column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+              if constexpr (Rule::saturates(top))
+                stored = rule.saturate(R[top][r]);
+              else
+                stored = R[top][r];
             });
           if (transform) {
-            // node_base holds none of a register's node bits, so node_base | node is node_base +
-            // node: one base register and compile-time offsets for the 8 bytes.
-            if constexpr (g > 0) {
-              const std::uint8_t* below = w_columns + (g - 1) * N + node_base[g];
-              w_word = 0;
+            if constexpr (g > 0)
               unrolled<0, 8>([&](auto rc) {
                 constexpr int r = rc();
-                w_word |= static_cast<unsigned>(below[register_slot<M, g, r>::node]) << (r * lanes);
+                w[r] = column_sign(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
               });
-            }
-            // The group's XOR butterflies w[j] ^= w[j + h] on the register word.
-#pragma unroll
-            for (int s = b; s < top; ++s) {
-              const int k = s - b;
-              unsigned low = 0;  // bits of the registers with bit k clear
-#pragma unroll
-              for (int r = 0; r < 8; ++r)
-                if (!((r >> k) & 1)) low |= lane_mask_all << (r * lanes);
-              w_word ^= (w_word >> ((1 << k) * lanes)) & low;
-            }
-            if constexpr (g + 1 < G) {
-              std::uint8_t* above = w_columns + g * N + node_base[g];
-              unrolled<0, 8>([&](auto rc) {
-                constexpr int r = rc();
-                above[register_slot<M, g, r>::node] =
-                    static_cast<std::uint8_t>((w_word >> (r * lanes)) & lane_mask_all);
-              });
-            }
+            xor_butterflies(w, layout::size(g));
           }
+          if constexpr (g + 1 < G)
+            if (g == 0 || transform)
+              unrolled<0, 8>([&](auto rc) {
+                constexpr int r = rc();
+                column_sign(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] =
+                    w[r];
+              });
         }
         if constexpr (g + 1 < G) __syncthreads();
       });
 
       // The top group: x^ = hard(L_m + R_m), and the G-matrix check per lane.
-      unsigned x_word = 0;
-#pragma unroll
-      for (int r = 0; r < 8; ++r)
-        x_word |= Rule::hard_bits(Rule::variable(L[M][r], R[M][r])) << (r * lanes);
       unsigned differ = 0;  // lanes whose check fails
-#pragma unroll
-      for (int l = 0; l < lanes; ++l) {
-        unsigned lane_bits = 0;
-#pragma unroll
-        for (int r = 0; r < 8; ++r) lane_bits |= 1u << (r * lanes + l);
-        if ((w_word ^ x_word) & lane_bits) differ |= 1u << l;
-      }
       if (p.early_stop) {
+        unsigned mismatch_bits = 0;
+#pragma unroll
+        for (int r = 0; r < 8; ++r)
+          mismatch_bits |= Rule::sign_word(Rule::variable(L[M][r], R[M][r])) ^ w[r];
+#pragma unroll
+        for (int l = 0; l < lanes; ++l)
+          if (mismatch_bits & Rule::sign_bit(l)) differ |= 1u << l;
         if (live && differ) atomicOr(&mismatch[slot], static_cast<int>(differ));
         __syncthreads();
         differ = static_cast<unsigned>(mismatch[slot]);
@@ -345,15 +343,26 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
         const std::size_t f = static_cast<std::size_t>(frame[l]);
         if (p.iterations && t == 0) p.iterations[f] = static_cast<std::uint32_t>(it[l]);
         if (p.bits) {
-          // Systematic: (u^ G_N)_A from the top group's w; else u^_A from group 0.
-          const unsigned word = p.systematic ? w_word : u_word;
+          // Systematic: (u^ G_N)_A from the top group's w; else u^_A from group 0, back from the
+          // sign column of boundary 1 (this thread's own words; with one group, w is still u^ or
+          // is made so again).
+          unsigned u[8];
+#pragma unroll
+          for (int r = 0; r < 8; ++r) u[r] = w[r];
+          if (!p.systematic) {
+            if constexpr (G > 1)
+              unrolled<0, 8>([&](auto rc) {
+                constexpr int r = rc();
+                u[r] = column_sign(1)[base_below[1] + register_slot<M, 0, r>::in_column_above];
+              });
+            if (transform) xor_butterflies(u, layout::size(0));
+          }
           unrolled<0, 8>([&](auto rc) {
             constexpr int r = rc();
             const unsigned j = p.systematic ? node_base[G - 1] | register_slot<M, G - 1, r>::node
                                             : node_base[0] | register_slot<M, 0, r>::node;
             const int k = p.rank[j];
-            if (k >= 0)
-              p.bits[f * p.K + k] = static_cast<std::uint8_t>((word >> (r * lanes + l)) & 1u);
+            if (k >= 0) p.bits[f * p.K + k] = (u[r] & Rule::sign_bit(l)) != 0 ? 1 : 0;
           });
         }
         if (p.soft) {
