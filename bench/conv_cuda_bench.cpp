@@ -6,7 +6,9 @@
 // zero-tail frames; then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6 stages,
 // as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V; docs/conv.md has
 // the BER side). Built only when CUDA is compiled.
-//   conv_cuda_bench [--quick] [--json FILE]
+//   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--json FILE]
+// --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
+// for a profiler or an A/B run.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -191,12 +193,29 @@ double cpu_gbps(const workload& w, double ebn0) {
   return static_cast<double>(frames * N) / s / 1e9;
 }
 
+// The workloads' names, as printed and as --only takes them.
+constexpr std::string_view workload_names[] = {"K7 r1/2", "K7 r3/4", "K7 r1/3",
+                                               "K5 r1/2", "K9 r1/2", "K7 r1/2 200-bit frames"};
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::vector<std::string> only;  // workload names; empty: all, and the tile sweep
+  const auto own = [&](std::string_view flag, std::string_view value) {
+    if (flag != "--only") return false;
+    for (std::size_t at = 0; at <= value.size();) {
+      const std::size_t comma = std::min(value.find(',', at), value.size());
+      only.emplace_back(value.substr(at, comma - at));
+      if (std::find(std::begin(workload_names), std::end(workload_names), only.back()) ==
+          std::end(workload_names))
+        throw gpufec::bench::bad_option("--only: no workload named '" + only.back() + "'");
+      at = comma + 1;
+    }
+    return true;
+  };
   return gpufec::bench::run_program(
-      argc, argv, "conv_cuda_bench", "[--quick] [--json FILE]", gpufec::bench::no_own_options,
-      [](const gpufec::bench::program_options& program) {
+      argc, argv, "conv_cuda_bench", "[--quick] [--only WORKLOAD[,...]] [--json FILE]", own,
+      [&](const gpufec::bench::program_options& program) {
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
         const bool quick = program.quick;
         const int repeats = quick ? 3 : 5;
@@ -213,20 +232,25 @@ int main(int argc, char** argv) {
           std::size_t N, frames;
           double ebn0;
         };
-        const std::vector<spec> specs{
-            {"K7 r1/2", conv_code(7, {0171, 0133}), none2, termination::truncated, long_bits,
-             long_frames, 4.0},
-            {"K7 r3/4", conv_code(7, {0171, 0133}), puncture_pattern::standard("3/4", 2),
+        const std::vector<spec> all_specs{
+            {std::string(workload_names[0]), conv_code(7, {0171, 0133}), none2,
+             termination::truncated, long_bits, long_frames, 4.0},
+            {std::string(workload_names[1]), conv_code(7, {0171, 0133}),
+             puncture_pattern::standard("3/4", 2), termination::truncated, long_bits, long_frames,
+             5.0},
+            {std::string(workload_names[2]), conv_code(7, {0133, 0171, 0165}),
+             puncture_pattern::none(3), termination::truncated, long_bits, long_frames, 3.0},
+            {std::string(workload_names[3]), conv_code(5, {023, 035}), none2,
              termination::truncated, long_bits, long_frames, 5.0},
-            {"K7 r1/3", conv_code(7, {0133, 0171, 0165}), puncture_pattern::none(3),
-             termination::truncated, long_bits, long_frames, 3.0},
-            {"K5 r1/2", conv_code(5, {023, 035}), none2, termination::truncated, long_bits,
-             long_frames, 5.0},
-            {"K9 r1/2", conv_code(9, {0561, 0753}), none2, termination::truncated, long_bits,
-             long_frames / 4, 3.5},
-            {"K7 r1/2 200-bit frames", conv_code(7, {0171, 0133}), none2, termination::zero_tail,
-             200, short_frames, 4.0},
+            {std::string(workload_names[4]), conv_code(9, {0561, 0753}), none2,
+             termination::truncated, long_bits, long_frames / 4, 3.5},
+            {std::string(workload_names[5]), conv_code(7, {0171, 0133}), none2,
+             termination::zero_tail, 200, short_frames, 4.0},
         };
+        std::vector<spec> specs;
+        for (const spec& sp : all_specs)
+          if (only.empty() || std::find(only.begin(), only.end(), sp.name) != only.end())
+            specs.push_back(sp);
         std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
                     cuda_devices().at(0).name.c_str());
         std::printf("%-24s | %-10s | %-18s | %9s | %9s | %9s | %9s | %10s\n", "workload", "kernel",
@@ -265,11 +289,18 @@ int main(int argc, char** argv) {
           }
           release(w);
         }
+        nlohmann::json sweep = nlohmann::json::array();
+        if (!only.empty()) {
+          check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+          return nlohmann::json{{"device", cuda_devices().at(0).name},
+                                {"cpu_threads", omp_get_max_threads()},
+                                {"rows", rows},
+                                {"tile_sweep", sweep}};
+        }
         // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V).
         workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
                                    termination::truncated, long_bits, long_frames, 4.0);
         std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
-        nlohmann::json sweep = nlohmann::json::array();
         for (const std::size_t f : {264, 528, 1056})
           for (const std::size_t v2 : {36, 48})
             for (const std::size_t f0 : {30, 66, 132}) {

@@ -190,13 +190,14 @@ class cuda_bp_engine final : public bp_device_engine {
     }
     const unsigned T = N / 8;
     const unsigned region =
-        bp_register_region_bytes(static_cast<int>(m), 4);  // a float or a __half2
+        bp_register_region_bytes(static_cast<int>(m), 4, lanes_);  // a float or a __half2
     long long best_codewords = 0;
     cudaFuncAttributes attributes{};
     GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, register_kernel_));
     const unsigned most_threads = static_cast<unsigned>(attributes.maxThreadsPerBlock);
     for (unsigned slots = 1; T * slots <= most_threads; slots *= 2) {
-      const std::size_t shared = bp_register_header_bytes(slots, lanes_) + slots * region;
+      const std::size_t shared =
+          bp_register_header_bytes(slots, lanes_, static_cast<int>(m)) + slots * region;
       if (shared > limits.shared_optin) break;
       cuda::allow_shared(register_kernel_, shared);
       const int blocks =
@@ -216,7 +217,7 @@ class cuda_bp_engine final : public bp_device_engine {
     grid_ = static_cast<unsigned>(std::max<long long>(1, shape_.wave(sm_count_)));
     register_params_.K = code_.K();
     register_params_.header_bytes =
-        bp_register_header_bytes(static_cast<unsigned>(shape_.By), lanes_);
+        bp_register_header_bytes(static_cast<unsigned>(shape_.By), lanes_, static_cast<int>(m));
     register_params_.region_bytes = region;
     register_params_.soft_stride = static_cast<unsigned>(soft_stride_);
     register_params_.soft_at_top =

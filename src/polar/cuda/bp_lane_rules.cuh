@@ -56,12 +56,9 @@ __device__ __forceinline__ unsigned min_xorsign_x2(unsigned a, unsigned b) {
 #endif
 }
 
-// A sign word's bits under sign_bit(lane) are that lane's hard decision v < 0 (negative and not
-// -0); the other bits are arbitrary. Per 16- or 32-bit field: the magnitude plus all ones below the
-// sign carries into the sign bit unless the magnitude is zero.
-__device__ __forceinline__ unsigned negative_nonzero(unsigned u, unsigned magnitude_mask) {
-  return u & ((u & magnitude_mask) + magnitude_mask);
-}
+// Per lane: a "negative mask" has all the lane's bits set where its value is < 0 (not -0; no NaN
+// arises), so its bits under sign_bit(lane) are that lane's hard decision; a "keep mask" has the
+// bits of the lanes not in a lane set, and masked(v, keep) clears the others to +0 (unknown).
 
 // Min-sum and scaled min-sum in fp32. Plain min-sum skips the multiply by the scale.
 template <bool Scaled>
@@ -81,10 +78,12 @@ struct fp32_min_sum {
   __device__ static float unknown() { return 0.0f; }
   __device__ static float from_llr(float v, float, int) { return cuda_rules::min_sum::from_llr(v); }
   __device__ static float to_llr(float v, int) { return v; }
-  __device__ static unsigned sign_word(float v) {
-    return negative_nonzero(__float_as_uint(v), 0x7fffffffu);
-  }
+  __device__ static unsigned negative_mask(float v) { return v < 0.0f ? ~0u : 0u; }
   static constexpr unsigned sign_bit(int) { return 0x80000000u; }
+  __device__ static unsigned keep_mask(unsigned lanes) { return lanes & 1u ? 0u : ~0u; }
+  __device__ static float masked(float v, unsigned keep) {
+    return __uint_as_float(__float_as_uint(v) & keep);
+  }
   __device__ static float with_lane(float, float from, int) { return from; }
 };
 
@@ -132,11 +131,14 @@ struct fp16_min_sum {
   __device__ static float to_llr(__half2 v, int lane) {
     return lane == 0 ? __low2float(v) : __high2float(v);
   }
-  // Per half (no carry crosses: a magnitude plus 0x7fff is at most 0xfffe).
-  __device__ static unsigned sign_word(__half2 v) {
-    return negative_nonzero(bits_of(v), 0x7fff7fffu);
+  __device__ static unsigned negative_mask(__half2 v) {  // one HSET2
+    return __hlt2_mask(v, __half2{});
   }
   static constexpr unsigned sign_bit(int lane) { return lane == 0 ? 0x8000u : 0x80000000u; }
+  __device__ static unsigned keep_mask(unsigned lanes) {
+    return (lanes & 1u ? 0u : 0x0000ffffu) | (lanes & 2u ? 0u : 0xffff0000u);
+  }
+  __device__ static __half2 masked(__half2 v, unsigned keep) { return of_bits(bits_of(v) & keep); }
   __device__ static __half2 with_lane(__half2 v, __half2 from, int lane) {
     const unsigned keep = lane == 0 ? 0xffff0000u : 0x0000ffffu;
     return of_bits((bits_of(v) & keep) | (bits_of(from) & ~keep));
