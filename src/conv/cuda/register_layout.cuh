@@ -28,12 +28,17 @@ __host__ __device__ constexpr int state_of(int p, int r, int h) {
   return (r & ((1 << p) - 1)) | ((r >> p) << (p + 1)) | (h << p);
 }
 
-// The survivor bit of new state j in a stage whose ACS produced layout q: the decisions of new
-// register r (half h) are packed as bit 8 (2 (r mod 2) + h) + (r/2 mod 8) of word r / 16 (the
-// byte permute and the OR of the kernel's pack_decisions). Returns word * 32 + bit.
-__host__ __device__ constexpr int survivor_bit(int q, int j) {
-  const int r = reg_of(q, j), h = half_of(q, j), k = r / 2;
+// Where the decisions of a stage go: the decisions of new register r (half h) are packed as bit
+// 8 (2 (r mod 2) + h) + (r/2 mod 8) of word r / 16 (the byte permute and the OR of the kernel's
+// step). Returns word * 32 + bit. Each bit of r and h lands on one bit of the result (register
+// bit 0 on bit 4, bits 1..3 on bits 0..2, bit 4 on bit 5; h on bit 3).
+__host__ __device__ constexpr int survivor_index(int r, int h) {
+  const int k = r / 2;
   return (k / 8) * 32 + 8 * (2 * (r % 2) + h) + k % 8;
+}
+// The survivor bit of new state j in a stage whose ACS produced layout q.
+__host__ __device__ constexpr int survivor_bit(int q, int j) {
+  return survivor_index(reg_of(q, j), half_of(q, j));
 }
 
 // A feedforward code fixed at compile time: K, beta and the octal polynomials (MSB taps the

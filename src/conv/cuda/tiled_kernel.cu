@@ -407,7 +407,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
     if (!entry || !whole_cycles) return;
     const bool punctured = setup_.pattern.punctures();
     const void* kernel = entry->kernel[punctured ? 1 : 0];
-    const std::size_t per_thread = std::size_t{params_.ring} * entry->words * sizeof(unsigned);
+    const std::size_t per_thread =
+        std::size_t{ring_row_words(params_.ring, static_cast<unsigned>(entry->words))} *
+        sizeof(unsigned);
     int best_threads = 0;
     for (int threads = 32; threads <= std::min(512, limits.max_block_threads); threads += 32) {
       const std::size_t shared = per_thread * static_cast<std::size_t>(threads);

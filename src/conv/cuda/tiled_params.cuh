@@ -31,4 +31,11 @@ struct tiled_params {
   unsigned ring;  // register kernel: survivor stages kept per thread
 };
 
+// The register kernel's shared memory per thread, in words: its ring of ring_slots stages of
+// `words` words plus one slot of padding, so that the rows of a warp's threads start on
+// different banks (ring_slots, whole cycles of K-1, is even: ring_slots + 1 is odd).
+__host__ __device__ constexpr unsigned ring_row_words(unsigned ring_slots, unsigned words) {
+  return (ring_slots + 1) * words;
+}
+
 }  // namespace gpufec::conv::detail
