@@ -24,7 +24,8 @@
 // constant to every branch metric of a stage, or subtracting one from every metric, changes no
 // comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap, and the 32-bit sum
 // A + (BM + 0x80008000) - Y never carries between halves, so its bit 15 (31) says X >= Y of the
-// low (high) half exactly. Bounds (K <= 8, beta <= 4): the spread of metrics after a
+// low (high) half exactly (with 0x7fff in the high half, bit 31 says X > Y: the phase-0 stage's
+// swapped high halves, step()). Bounds (K <= 8, beta <= 4): the spread of metrics after a
 // renormalization is at most (K-1) 254 beta <= 7112, two cycles add at most 14 * 1016, and the
 // start offset 8192 exceeds the spread, so an excluded state never beats one reached from the
 // known start (as the CPU's excluded metric never does): all values stay below 23 500.
@@ -122,14 +123,16 @@ struct tracer {
     return (p >> (Q == 0 ? 3 : log2_of(r_bit(0)))) & 1u;
   }
   // One step back through a stage whose ACS produced layout Q: p of the state before it, in
-  // layout Q - 1 (mod P).
+  // layout Q - 1 (mod P). A stored bit 1 means "from the lower predecessor", except for the high
+  // halves (h = 1) of a stage into phase 0, where it means "from the upper" (step()).
   template <int Q>
   __device__ __forceinline__ static unsigned back(unsigned p, uint2 w) {
     const unsigned word = (W == 2 && (p & 32u)) ? w.y : w.x;
-    const unsigned upper = (~word >> (p & 31u)) & 1u;  // from the upper predecessor
     if constexpr (Q == 0) {
+      const unsigned upper = ((word >> (p & 31u)) ^ (p >> 3) ^ 1u) & 1u;
       return (p & ~8u) | (upper << 3);  // r stays, h becomes the decision
     } else {
+      const unsigned upper = (~word >> (p & 31u)) & 1u;  // from the upper predecessor
       // h stays, r shifts down, the decision enters at the top.
       return (p & 8u) | shifted_down(p, std::make_integer_sequence<int, K - 3>{}) |
              (upper << log2_of(r_bit(K - 3)));
@@ -351,21 +354,22 @@ struct tile_run {
   template <int k>
   __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
-    // Biased branch metrics, in [0, 254 beta], and the same + 0x8000 for the decision sums.
-    unsigned bm[labels], bmz[labels];
+    // Two labels' biased branch metrics in one register (label lo in the low half, hi in the
+    // high), each 127 beta + sum of +-L in [0, 254 beta], plus `bias`: one linear form in the
+    // stage's LLRs, exact since each half stays in [0, 2^16). Multiply-adds run on the FMA pipe,
+    // beside the ALU pipe's add-max, byte permutes and logic, which bound this kernel (ncu: ALU
+    // 76% busy, FMA half idle). The halves of a register differ in one state bit, so their labels
+    // differ by a constant of the phase: four distinct pairs per stage at most, and their sums.
+    const auto pair = [&](unsigned lo, unsigned hi, unsigned bias) {
+      unsigned v = bias + 127u * beta * 0x10001u;
 #pragma unroll
-    for (int o = 0; o < labels; ++o) {
-      int d = 127 * beta;
-#pragma unroll
-      for (int b = 0; b < beta; ++b) d += ((o >> b) & 1) ? -L[k][b] : L[k][b];
-      bm[o] = static_cast<unsigned>(d);
-      bmz[o] = bm[o] + 0x8000u;
-    }
-    // Two labels in one register. The halves of a register differ in one state bit, so their
-    // labels differ by a constant of the phase: few distinct pairs per stage.
-    const auto pack = [](const unsigned(&v)[labels], unsigned lo_label, unsigned hi_label) {
-      return __byte_perm(v[lo_label], v[hi_label], 0x5410);
+      for (int b = 0; b < beta; ++b) {
+        const unsigned low_sign = (lo >> b) & 1u ? ~0u : 1u, high_sign = (hi >> b) & 1u ? ~0u : 1u;
+        v += static_cast<unsigned>(L[k][b]) * (low_sign + high_sign * 0x10000u);
+      }
+      return v;
     };
+    constexpr unsigned decision_bias = 0x80008000u;  // bit 15 (31) of X - Y + bias: X >= Y
     unsigned next[R], z[R];
     if constexpr (k < P - 1) {
 #pragma unroll
@@ -376,22 +380,27 @@ struct tile_run {
         const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
         const unsigned a0 = Spec::label(x0, 0), a1 = Spec::label(x1, 0);
         const unsigned c0 = Spec::label(x0, 1), c1 = Spec::label(x1, 1);
-        const unsigned Ye = B + pack(bm, Spec::label(x0 + up, 0), Spec::label(x1 + up, 0));
-        const unsigned Yo = B + pack(bm, Spec::label(x0 + up, 1), Spec::label(x1 + up, 1));
-        next[re] = __viaddmax_s16x2(A, pack(bm, a0, a1), Ye);
-        z[re] = A + pack(bmz, a0, a1) - Ye;
-        next[ro] = __viaddmax_s16x2(A, pack(bm, c0, c1), Yo);
-        z[ro] = A + pack(bmz, c0, c1) - Yo;
+        const unsigned Ye = B + pair(Spec::label(x0 + up, 0), Spec::label(x1 + up, 0), 0);
+        const unsigned Yo = B + pair(Spec::label(x0 + up, 1), Spec::label(x1 + up, 1), 0);
+        next[re] = __viaddmax_s16x2(A, pair(a0, a1, 0), Ye);
+        z[re] = A + pair(a0, a1, decision_bias) - Ye;
+        next[ro] = __viaddmax_s16x2(A, pair(c0, c1, 0), Yo);
+        z[ro] = A + pair(c0, c1, decision_bias) - Yo;
       }
     } else {
+      // Register r holds the butterfly (x, x + S/2) itself, whose new states 2x and 2x + 1 land
+      // in register r (phase 0). With its halves swapped once (one byte permute, not two
+      // duplicates), the low half compares lower X = A_x + bm(x, 0) with upper A_up + bm(up, 0)
+      // as everywhere, but the high half compares upper X = A_up + bm(up, 1) with lower Y: its
+      // bias 0x7fff makes bit 31 "upper > lower", the lower predecessor winning ties as always,
+      // and the traceback reads those bits inverted (tracer::back<0>).
 #pragma unroll
       for (int r = 0; r < R; ++r) {
-        const unsigned x = state_of(k, r, 0);  // == r: the pair (x, x + S/2) is the butterfly
-        const unsigned lo = __byte_perm(pm[r], 0, 0x1010), hi = __byte_perm(pm[r], 0, 0x3232);
-        const unsigned l0 = Spec::label(x, 0), l1 = Spec::label(x, 1);
-        const unsigned Y = hi + pack(bm, Spec::label(x + S / 2, 0), Spec::label(x + S / 2, 1));
-        next[r] = __viaddmax_s16x2(lo, pack(bm, l0, l1), Y);  // states 2x, 2x + 1: phase 0
-        z[r] = lo + pack(bmz, l0, l1) - Y;
+        const unsigned x = state_of(k, r, 0), xu = x + S / 2;  // x == r
+        const unsigned swapped = __byte_perm(pm[r], 0, 0x1032);
+        const unsigned Y = swapped + pair(Spec::label(xu, 0), Spec::label(x, 1), 0);
+        next[r] = __viaddmax_s16x2(pm[r], pair(Spec::label(x, 0), Spec::label(xu, 1), 0), Y);
+        z[r] = pm[r] + pair(Spec::label(x, 0), Spec::label(xu, 1), 0x7fff8000u) - Y;
       }
     }
     unsigned words[W];
