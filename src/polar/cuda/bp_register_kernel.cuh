@@ -114,9 +114,9 @@ __device__ __forceinline__ void copy_async_commit() {
 // block). An iteration has the sweeps' 2 (G - 1) barriers (one more for m = 3, to publish the
 // claims), one for the early-stop flags, and with several slots per block one that tells whether
 // any lane of the block is still live.
-// Registers: both precisions run best with all the registers they want (about 220-240, 8 warps per
-// SM). Capped at 168 for a third block, fp16 spilled into its iteration loop and ran 8% slower at
-// N = 1024 (H100, bench/RESULTS.md); N = 2048 needs 256-thread blocks.
+// Registers: the compiler keeps about 150-170 without a cap (N = 1024: 158 fp16, 153 fp32), so
+// 3 blocks of 128 threads fit on an SM; a cap would spill into the iteration loop (an earlier
+// version, capped at 168, ran 8% slower: bench/RESULTS.md). N = 2048 needs 256-thread blocks.
 template <int M, class Rule>
 inline constexpr int register_kernel_threads = (M >= 11 || Rule::lanes == 1) ? 256 : 128;
 template <int M, class Rule>
