@@ -289,31 +289,27 @@ int main(int argc, char** argv) {
           }
           release(w);
         }
+        // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V); not
+        // with --only.
         nlohmann::json sweep = nlohmann::json::array();
-        if (!only.empty()) {
-          check(cudaStreamDestroy(stream), "cudaStreamDestroy");
-          return nlohmann::json{{"device", cuda_devices().at(0).name},
-                                {"cpu_threads", omp_get_max_threads()},
-                                {"rows", rows},
-                                {"tile_sweep", sweep}};
+        if (only.empty()) {
+          workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
+                                     termination::truncated, long_bits, long_frames, 4.0);
+          std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
+          for (const std::size_t f : {264, 528, 1056})
+            for (const std::size_t v2 : {36, 48})
+              for (const std::size_t f0 : {30, 66, 132}) {
+                const tile_shape tile{f, 36, v2, f0};
+                const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
+                std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),
+                            m.device_gbps, m.ber);
+                sweep.push_back({{"tile", tile.to_string()},
+                                 {"device_gbps", m.device_gbps},
+                                 {"ber", m.ber},
+                                 {"plan", m.plan}});
+              }
+          release(w);
         }
-        // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V).
-        workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
-                                   termination::truncated, long_bits, long_frames, 4.0);
-        std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
-        for (const std::size_t f : {264, 528, 1056})
-          for (const std::size_t v2 : {36, 48})
-            for (const std::size_t f0 : {30, 66, 132}) {
-              const tile_shape tile{f, 36, v2, f0};
-              const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
-              std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(), m.device_gbps,
-                          m.ber);
-              sweep.push_back({{"tile", tile.to_string()},
-                               {"device_gbps", m.device_gbps},
-                               {"ber", m.ber},
-                               {"plan", m.plan}});
-            }
-        release(w);
         check(cudaStreamDestroy(stream), "cudaStreamDestroy");
         return nlohmann::json{{"device", cuda_devices().at(0).name},
                               {"cpu_threads", omp_get_max_threads()},

@@ -66,17 +66,17 @@ inline unsigned bp_register_region_bytes(int m, unsigned value_bytes, int lanes)
          16 * 16;
 }
 
-// 4 bytes from global to shared memory without a register (cp.async), and the wait for all of
-// this thread's copies.
+// 4 bytes from global to shared memory without a register (cp.async); the copies this thread
+// issued go as a group (commit), and wait_all waits for all of them.
 __device__ __forceinline__ void copy_async_4(void* shared_to, const void* global_from) {
   const auto to = static_cast<unsigned>(__cvta_generic_to_shared(shared_to));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(to), "l"(global_from));
 }
-__device__ __forceinline__ void copy_async_commit_and_wait() {
-  asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
-}
 __device__ __forceinline__ void copy_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void copy_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
 // polar_bp_register_kernel<M, Rule>. Index map: a block holds blockDim.x / T slots of
@@ -218,7 +218,7 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
   // (L_m = the channel from the staging, R = unknown except the frozen R_0, which never changes;
   // L is written before it is read), then thread 0 claims their next frames.
   auto take = [&](unsigned mask) {
-    copy_async_commit_and_wait();
+    copy_async_wait_all();
     unsigned fresh = 0;
 #pragma unroll
     for (int l = 0; l < lanes; ++l) {
