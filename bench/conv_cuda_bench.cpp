@@ -6,9 +6,10 @@
 // zero-tail frames; then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6 stages,
 // as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V; docs/conv.md has
 // the BER side). Built only when CUDA is compiled.
-//   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--json FILE]
+//   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
-// for a profiler or an A/B run.
+// for a profiler or an A/B run. --sweep runs only the tile sweep, over the subframe lengths f0
+// given (multiples of 6).
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -122,9 +123,21 @@ workload make_host_workload(std::string name, const conv_code& code,
   return w;
 }
 
+// `replicas` > 1: the frames repeated that many times (a large batch without encoding it all).
 workload make_workload(std::string name, const conv_code& code, const puncture_pattern& pattern,
-                       termination term, std::size_t N, std::size_t frames, double ebn0) {
+                       termination term, std::size_t N, std::size_t frames, double ebn0,
+                       std::size_t replicas = 1) {
   workload w = make_host_workload(std::move(name), code, pattern, term, N, frames, ebn0);
+  if (replicas > 1) {
+    const std::size_t info = w.info.size(), llr = w.llr.size();
+    w.info.resize(info * replicas);
+    w.llr.resize(llr * replicas);
+    for (std::size_t r = 1; r < replicas; ++r) {
+      std::copy_n(w.info.begin(), info, w.info.begin() + static_cast<std::ptrdiff_t>(r * info));
+      std::copy_n(w.llr.begin(), llr, w.llr.begin() + static_cast<std::ptrdiff_t>(r * llr));
+    }
+    w.frames *= replicas;
+  }
   check(cudaMalloc(&w.d_llr, w.llr.size()), "cudaMalloc");
   check(cudaMalloc(&w.d_bits, w.info.size()), "cudaMalloc");
   check(cudaMemcpy(w.d_llr, w.llr.data(), w.llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
@@ -194,14 +207,34 @@ double cpu_gbps(const workload& w, double ebn0) {
 }
 
 // The workloads' names, as printed and as --only takes them.
-constexpr std::string_view workload_names[] = {"K7 r1/2", "K7 r3/4", "K7 r1/3",
-                                               "K5 r1/2", "K9 r1/2", "K7 r1/2 200-bit frames"};
+constexpr std::string_view workload_names[] = {
+    "K7 r1/2",           "K7 r3/4", "K7 r1/3", "K5 r1/2", "K9 r1/2", "K7 r1/2 200-bit frames",
+    "K7 r1/2 long batch"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only;  // workload names; empty: all, and the tile sweep
+  std::vector<std::string> only;       // workload names; empty: all, and the tile sweep
+  std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
   const auto own = [&](std::string_view flag, std::string_view value) {
+    if (flag == "--sweep") {
+      for (std::size_t at = 0; at <= value.size();) {
+        const std::size_t comma = std::min(value.find(',', at), value.size());
+        const std::string item(value.substr(at, comma - at));
+        std::size_t used = 0;
+        unsigned long f0 = 0;
+        try {
+          f0 = std::stoul(item, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used != item.size() || f0 == 0 || f0 % 6 != 0)
+          throw gpufec::bench::bad_option("--sweep: '" + item + "' is not a multiple of 6");
+        sweep_f0s.push_back(f0);
+        at = comma + 1;
+      }
+      return true;
+    }
     if (flag != "--only") return false;
     for (std::size_t at = 0; at <= value.size();) {
       const std::size_t comma = std::min(value.find(',', at), value.size());
@@ -214,7 +247,8 @@ int main(int argc, char** argv) {
     return true;
   };
   return gpufec::bench::run_program(
-      argc, argv, "conv_cuda_bench", "[--quick] [--only WORKLOAD[,...]] [--json FILE]", own,
+      argc, argv, "conv_cuda_bench",
+      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--json FILE]", own,
       [&](const gpufec::bench::program_options& program) {
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
         const bool quick = program.quick;
@@ -231,6 +265,7 @@ int main(int argc, char** argv) {
           termination term;
           std::size_t N, frames;
           double ebn0;
+          std::size_t replicas = 1;  // the frames repeated (make_workload)
         };
         const std::vector<spec> all_specs{
             {std::string(workload_names[0]), conv_code(7, {0171, 0133}), none2,
@@ -246,10 +281,15 @@ int main(int argc, char** argv) {
              termination::truncated, long_bits, long_frames / 4, 3.5},
             {std::string(workload_names[5]), conv_code(7, {0171, 0133}), none2,
              termination::zero_tail, 200, short_frames, 4.0},
+            // 8 times the first workload's frames: many waves of tiles, so that the last,
+            // partly filled wave weighs little (64 frames of 2^20 bits make 1.7 waves on an H200).
+            {std::string(workload_names[6]), conv_code(7, {0171, 0133}), none2,
+             termination::truncated, long_bits, long_frames, 4.0, 8},
         };
         std::vector<spec> specs;
         for (const spec& sp : all_specs)
-          if (only.empty() || std::find(only.begin(), only.end(), sp.name) != only.end())
+          if (sweep_f0s.empty() &&
+              (only.empty() || std::find(only.begin(), only.end(), sp.name) != only.end()))
             specs.push_back(sp);
         std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
                     cuda_devices().at(0).name.c_str());
@@ -257,8 +297,8 @@ int main(int argc, char** argv) {
                     "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
         nlohmann::json rows = nlohmann::json::array();
         for (const spec& sp : specs) {
-          workload w =
-              make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames, sp.ebn0);
+          workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
+                                     sp.ebn0, sp.replicas);
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             const bool k9 = sp.code.K() > 7;
@@ -293,12 +333,20 @@ int main(int argc, char** argv) {
         // with --only.
         nlohmann::json sweep = nlohmann::json::array();
         if (only.empty()) {
-          workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
-                                     termination::truncated, long_bits, long_frames, 4.0);
+          // --sweep: on the long batch (many waves: shapes that change the resident tiles
+          // compare without the last wave's fill).
+          workload w =
+              make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2, termination::truncated,
+                            long_bits, long_frames, 4.0, sweep_f0s.empty() ? 1 : 8);
           std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
-          for (const std::size_t f : {264, 528, 1056})
+          const bool sweep_only = !sweep_f0s.empty();
+          const std::vector<std::size_t> fs = sweep_only ? std::vector<std::size_t>{528, 1056}
+                                                         : std::vector<std::size_t>{264, 528, 1056};
+          const std::vector<std::size_t> f0s =
+              sweep_only ? sweep_f0s : std::vector<std::size_t>{30, 66, 132};
+          for (const std::size_t f : fs)
             for (const std::size_t v2 : {36, 48})
-              for (const std::size_t f0 : {30, 66, 132}) {
+              for (const std::size_t f0 : f0s) {
                 const tile_shape tile{f, 36, v2, f0};
                 const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
                 std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),

@@ -3,7 +3,7 @@
 // Hopper's DPX add-max, no shuffles and no shared memory on the ACS path. Survivors go to a ring
 // of `ring` stages per thread in shared memory; each traceback subframe is traced as soon as the
 // forward pass reaches its boundary, so a tile may be long (little overlap per decoded bit) while
-// a thread keeps only sub + v2 stages of survivors. It decides exactly as tiled_decoder
+// a thread keeps only sub + v2 - (K-1) stages of survivors. It decides exactly as tiled_decoder
 // (tiling.hpp) and the shared-memory kernel: same geometry, same integer metrics, same ties.
 //
 // The stages run in cycles of P = K-1 (the register layout's period), fully unrolled, with no
@@ -44,20 +44,77 @@ constexpr unsigned kStart = 8192;  // the known start state's metric; the others
 // half; 0x7fff in the high half instead makes bit 31 say X > Y.
 constexpr unsigned kDecisionBias = 0x80008000u, kStrictHighBias = 0x7fff8000u;
 
+// Bytes 1 and 3 of a and b, each replaced by its sign bit repeated (prmt's sign mode), in the
+// order of `Order`: kLoHi gives [a1, a3, b1, b3], kHalves [a1, b1, a3, b3].
+enum : unsigned { kLoHi = 0xFDB9u, kHalves = 0xFBD9u };
+template <unsigned Order>
 __device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
   unsigned r;
-  // Bytes 1 and 3 of a, then of b, each replaced by its sign bit repeated (prmt's sign mode).
-  asm("prmt.b32 %0, %1, %2, 0xFDB9;" : "=r"(r) : "r"(a), "r"(b));
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Order));
   return r;
+}
+
+// A stage's decisions, packed (the layout: register_layout.cuh): bit 15 (31) of z[r]
+// is new register r's low (high) half's decision. A byte permute gathers four decisions of two
+// registers as sign-repeated bytes and one masked XOR puts them in place; so two registers cost
+// two instructions. Phase0: the stage lands in phase 0, whose high halves come "from the upper"
+// (step()); the first term's XOR with `flip` inverts them, so that every stored bit means "from
+// the lower predecessor".
+template <int R, bool Phase0>
+__device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
+  constexpr int bits = R >= 32 ? 5 : R >= 16 ? 4 : R >= 8 ? 3 : R >= 4 ? 2 : 1;
+  // (__brev folds on constants; a loop that reverses bits was left as a run-time loop for K = 5.)
+  const auto rev = [](int v) {
+    return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
+  };
+  if constexpr (R >= 16) {
+    // Per 16 registers a word [lows of rev 0-7, lows of rev 8-15, highs 0-7, highs 8-15]; with 32
+    // registers the two are re-cut into the word of the low halves and that of the high halves.
+    unsigned acc[R / 16];
+#pragma unroll
+    for (int m = 0; m < R / 16; ++m)
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const unsigned term = byte_perm_signs<kHalves>(z[rev(16 * m + k)], z[rev(16 * m + 8 + k)]) &
+                              (0x01010101u << k);
+        acc[m] = k == 0 ? term ^ (Phase0 ? 0xffff0000u : 0u) : acc[m] ^ term;
+      }
+    if constexpr (R == 32) {
+      words[0] = __byte_perm(acc[0], acc[1], 0x5410);
+      words[1] = __byte_perm(acc[0], acc[1], 0x7632);
+    } else {
+      words[0] = acc[0];
+    }
+  } else {
+    // [lows, highs, lows, highs] with the second pair's bits above the first's, then folded.
+    constexpr int half = R / 2;
+    unsigned flip = 0;
+#pragma unroll
+    for (int k = 0; k < half; ++k) flip |= (0x0100u << k) | (0x01000000u << (half + k));
+    unsigned acc = 0;
+#pragma unroll
+    for (int k = 0; k < half; ++k) {
+      const unsigned term = byte_perm_signs<kLoHi>(z[rev(k)], z[rev(half + k)]) &
+                            ((0x0101u << k) | (0x01010000u << (half + k)));
+      acc = k == 0 ? term ^ (Phase0 ? flip : 0u) : acc ^ term;
+    }
+    words[0] = acc + (acc >> 16);
+  }
 }
 
 template <class Spec, bool Punctured>
 struct tile_run {
   static constexpr int K = Spec::K, S = Spec::S, R = Spec::R, P = Spec::phases, W = Spec::words;
   static constexpr int beta = Spec::beta;
+  // The decision sums as multiply-adds (step()) where that balances the ALU and FMA pipes: K = 7
+  // with two values per stage (measured: +3% at rate 1/2; at rate 1/3 the extra branch-metric
+  // forms cost 40 registers and 3%, and K = 5 has FMA-pipe work enough).
+  static constexpr bool fma_decision_sums = beta == 2 && K == 7;
 
   const tiled_params& p;
   unsigned* row;  // this thread's survivor ring: p.ring slots of W words (ring_row_words)
+  unsigned unit;  // p.unit: 1
+  unsigned minus_unit = 0u - unit;
   unsigned pm[R];
   int L[P][beta];   // this cycle's LLRs, per stage
   int Ln[P][beta];  // the next cycle's, loaded one cycle ahead (byte loads)
@@ -208,6 +265,17 @@ struct tile_run {
       }
       return v;
     };
+    // pair(lo, hi, bias) - pair(ulo, uhi, 0), the same way.
+    const auto pair_difference = [&](unsigned lo, unsigned hi, unsigned ulo, unsigned uhi,
+                                     unsigned bias) {
+      unsigned v = bias;
+      const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
+#pragma unroll
+      for (int b = 0; b < beta; ++b)
+        v += static_cast<unsigned>(L[k][b]) *
+             (sign(lo, b) - sign(ulo, b) + (sign(hi, b) - sign(uhi, b)) * 0x10000u);
+      return v;
+    };
     unsigned next[R], z[R];
     if constexpr (k < P - 1) {
 #pragma unroll
@@ -218,12 +286,21 @@ struct tile_run {
         const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
         const unsigned a0 = Spec::label(x0, 0), a1 = Spec::label(x1, 0);
         const unsigned c0 = Spec::label(x0, 1), c1 = Spec::label(x1, 1);
-        const unsigned Ye = B + pair(Spec::label(x0 + up, 0), Spec::label(x1 + up, 0), 0);
-        const unsigned Yo = B + pair(Spec::label(x0 + up, 1), Spec::label(x1 + up, 1), 0);
+        const unsigned u0 = Spec::label(x0 + up, 0), u1 = Spec::label(x1 + up, 0);
+        const unsigned w0 = Spec::label(x0 + up, 1), w1 = Spec::label(x1 + up, 1);
+        const unsigned Ye = B + pair(u0, u1, 0), Yo = B + pair(w0, w1, 0);
         next[re] = __viaddmax_s16x2(A, pair(a0, a1, 0), Ye);
-        z[re] = A + pair(a0, a1, kDecisionBias) - Ye;
         next[ro] = __viaddmax_s16x2(A, pair(c0, c1, 0), Yo);
-        z[ro] = A + pair(c0, c1, kDecisionBias) - Yo;
+        if constexpr (fma_decision_sums) {
+          // The decision sums A + pair(a, bias) - Ye as (A - B) + (pair(a, bias) - pair(u, 0)):
+          // A - B serves both, and all three are multiply-adds (unit = 1 at run time).
+          const unsigned D = B * minus_unit + A;
+          z[re] = D * unit + pair_difference(a0, a1, u0, u1, kDecisionBias);
+          z[ro] = D * unit + pair_difference(c0, c1, w0, w1, kDecisionBias);
+        } else {
+          z[re] = A + pair(a0, a1, kDecisionBias) - Ye;
+          z[ro] = A + pair(c0, c1, kDecisionBias) - Yo;
+        }
       }
     } else {
       // Register r holds the butterfly (x, x + S/2) itself, whose new states 2x and 2x + 1 land
@@ -231,7 +308,7 @@ struct tile_run {
       // duplicates), the low half compares lower X = A_x + bm(x, 0) with upper A_up + bm(up, 0)
       // as everywhere, but the high half compares upper X = A_up + bm(up, 1) with lower Y: its
       // bias 0x7fff makes bit 31 "upper > lower", the lower predecessor winning ties as always,
-      // and the traceback reads those bits inverted (tracer::back<0>).
+      // and pack() stores those bits inverted.
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const unsigned x = state_of(k, r, 0), xu = x + S / 2;  // x == r
@@ -242,11 +319,7 @@ struct tile_run {
       }
     }
     unsigned words[W];
-#pragma unroll
-    for (int w = 0; w < W; ++w) words[w] = 0;
-#pragma unroll
-    for (int i = 0; i < R / 2; ++i)
-      words[i / 8] |= byte_perm_signs(z[2 * i], z[2 * i + 1]) & (0x01010101u << (i % 8));
+    pack<R, k == P - 1>(z, words);
     if constexpr (W == 2)
       reinterpret_cast<uint2*>(row)[slot + k] = make_uint2(words[0], words[1]);
     else
@@ -365,7 +438,8 @@ template <class Spec, bool Punctured>
 __global__ void register_viterbi_kernel(tiled_params p) {
   extern __shared__ __align__(16) unsigned char shared[];
   tile_run<Spec, Punctured> run{
-      p, reinterpret_cast<unsigned*>(shared) + threadIdx.x * ring_row_words(p.ring, Spec::words)};
+      p, reinterpret_cast<unsigned*>(shared) + threadIdx.x * ring_row_words(p.ring, Spec::words),
+      p.unit};
   const unsigned long long total = p.frames * p.tiles_per_frame;
   for (unsigned long long g =
            static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -10,7 +10,8 @@
 // so a pair that differs in bit p becomes pairs that differ in bit p + 1: the ACS of a stage
 // turns phase p into phase p + 1 without moving a half between registers. At p = K-2 the pair
 // is the butterfly itself (x, x + S/2), whose new states 2x and 2x + 1 differ in bit 0: that
-// stage duplicates each half (one byte permute each) and lands in phase 0. A cycle is K-1 stages.
+// stage swaps each register's halves once (a byte permute) and lands in phase 0. A cycle is K-1
+// stages.
 #pragma once
 
 namespace gpufec::conv::detail::regs {
@@ -28,17 +29,14 @@ __host__ __device__ constexpr int state_of(int p, int r, int h) {
   return (r & ((1 << p) - 1)) | ((r >> p) << (p + 1)) | (h << p);
 }
 
-// Where the decisions of a stage go: the decisions of new register r (half h) are packed as bit
-// 8 (2 (r mod 2) + h) + (r/2 mod 8) of word r / 16 (the byte permute and the OR of the kernel's
-// step). Returns word * 32 + bit. Each bit of r and h lands on one bit of the result (register
-// bit 0 on bit 4, bits 1..3 on bits 0..2, bit 4 on bit 5; h on bit 3).
-__host__ __device__ constexpr int survivor_index(int r, int h) {
-  const int k = r / 2;
-  return (k / 8) * 32 + 8 * (2 * (r % 2) + h) + k % 8;
-}
-// The survivor bit of new state j in a stage whose ACS produced layout q.
-__host__ __device__ constexpr int survivor_bit(int q, int j) {
-  return survivor_index(reg_of(q, j), half_of(q, j));
+// Where the decisions of a stage go (the kernel's pack(), the tracer's lookup): the decision of
+// new register r, half h sits at bit position h H + rev(r) of the stage's W words (word =
+// position / 32), rev(r) being r's K-2 bits reversed and H = half_block(R) the bits a half's
+// block spans (W = 2: H = 32, a word per half). Reversed, because a traceback step shifts a
+// register index down one bit and brings the decision in at the top: on rev(r) that is "shift up
+// one, decision in at the bottom", one funnel shift (register_traceback.cuh).
+__host__ __device__ constexpr int half_block(int R) {
+  return R >= 16 ? R : 8;
 }
 
 // A feedforward code fixed at compile time: K, beta and the octal polynomials (MSB taps the

@@ -261,12 +261,16 @@ class cuda_tiled_engine final : public tiled_device_engine {
                                     ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
                                     : std::min<std::size_t>(tile.stages(), fs.stages);
     const auto cycle = static_cast<std::size_t>(code.K() - 1);
-    params_.ring = static_cast<unsigned>(round_up(std::min(sub + tile.v2, longest), cycle));
+    // A subframe's traceback reads all but the K-1 stages at its bottom (register_traceback.cuh).
+    const std::size_t walked = std::min(sub + tile.v2, longest);
+    params_.ring = static_cast<unsigned>(
+        round_up(std::max(walked > cycle ? walked - cycle : 0, cycle), cycle));
+    params_.unit = 1;
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "
             "(23,35) and K = 3 (7,5), feedforward, on tiles whose f, f0, v1 and v2 are multiples "
-            "of K-1 and whose ring of f0 + v2 stages fits shared memory (",
+            "of K-1 and whose ring of f0 + v2 - (K-1) stages fits shared memory (",
             code.to_string(), ", tile ", tile.to_string(), ")");
 
     // Host batches go through the GPU in chunks of about two waves of tiles (and at least 32 MB

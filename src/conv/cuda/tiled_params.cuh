@@ -29,6 +29,9 @@ struct tiled_params {
   const std::uint8_t* parity;       // [S]: feedback parity (input bit = register bit ^ parity)
   unsigned dtab_bytes, surv_bytes, pm_bytes, slot_bytes;  // shared-memory kernel: a warp's slot
   unsigned ring;  // register kernel: survivor stages kept per thread
+  // 1, read at run time: the register kernel multiplies by it so that the compiler issues its
+  // decision sums as multiply-adds (FMA pipe) instead of adds (the ALU pipe, which bounds it).
+  unsigned unit;
 };
 
 // The register kernel's shared memory per thread, in words: its ring of ring_slots stages of

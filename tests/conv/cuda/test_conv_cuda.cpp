@@ -150,7 +150,7 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   };
   EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), {}));
   EXPECT_TRUE(refused(conv_code::recursive_systematic(5, {023, 035}), {}));
-  // A ring of 6036 stages (48 KB a thread) does not fit; the shared kernel's tile would.
+  // A ring of 6030 stages (47 KB a thread) does not fit; the shared kernel's tile would.
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{6000, 36, 36, 0}, 20000));
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{1024, 35, 35, 64}));
   EXPECT_FALSE(refused(conv_code(7, {0171, 0133}), {}));
