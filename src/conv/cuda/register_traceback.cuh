@@ -41,8 +41,9 @@ struct tracer {
   int a, limit;          // positions [a, limit) are written
   int word_lo, word_hi;  // [word_lo, word_hi): the written positions that fill aligned words
   int next;              // the highest position not written yet
-  unsigned v, hist;
-  bool h;
+  unsigned v;            // the present state's ~rev(r) (the bits above rev(r)'s are junk)
+  unsigned hist;         // the stored bits met so far, the last one in bit 0
+  bool h;                // the present state's half
 
   __device__ __forceinline__ uint2 words(int slot) const {
     if constexpr (W == 2) return reinterpret_cast<const uint2*>(row)[slot];
