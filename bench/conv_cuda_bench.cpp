@@ -206,6 +206,17 @@ double cpu_gbps(const workload& w, double ebn0) {
   return static_cast<double>(frames * N) / s / 1e9;
 }
 
+// "a,b,c" as {"a", "b", "c"} (an empty item where two commas meet).
+std::vector<std::string> comma_separated(std::string_view value) {
+  std::vector<std::string> items;
+  for (std::size_t at = 0; at <= value.size();) {
+    const std::size_t comma = std::min(value.find(',', at), value.size());
+    items.emplace_back(value.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return items;
+}
+
 // The workloads' names, as printed and as --only takes them.
 constexpr std::string_view workload_names[] = {
     "K7 r1/2",           "K7 r3/4", "K7 r1/3", "K5 r1/2", "K9 r1/2", "K7 r1/2 200-bit frames",
@@ -218,9 +229,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
   const auto own = [&](std::string_view flag, std::string_view value) {
     if (flag == "--sweep") {
-      for (std::size_t at = 0; at <= value.size();) {
-        const std::size_t comma = std::min(value.find(',', at), value.size());
-        const std::string item(value.substr(at, comma - at));
+      for (const std::string& item : comma_separated(value)) {
         std::size_t used = 0;
         unsigned long f0 = 0;
         try {
@@ -231,18 +240,15 @@ int main(int argc, char** argv) {
         if (used != item.size() || f0 == 0 || f0 % 6 != 0)
           throw gpufec::bench::bad_option("--sweep: '" + item + "' is not a multiple of 6");
         sweep_f0s.push_back(f0);
-        at = comma + 1;
       }
       return true;
     }
     if (flag != "--only") return false;
-    for (std::size_t at = 0; at <= value.size();) {
-      const std::size_t comma = std::min(value.find(',', at), value.size());
-      only.emplace_back(value.substr(at, comma - at));
-      if (std::find(std::begin(workload_names), std::end(workload_names), only.back()) ==
+    for (const std::string& name : comma_separated(value)) {
+      if (std::find(std::begin(workload_names), std::end(workload_names), name) ==
           std::end(workload_names))
-        throw gpufec::bench::bad_option("--only: no workload named '" + only.back() + "'");
-      at = comma + 1;
+        throw gpufec::bench::bad_option("--only: no workload named '" + name + "'");
+      only.push_back(name);
     }
     return true;
   };

@@ -256,20 +256,18 @@ struct tile_run {
     // beside the ALU pipe's add-max, byte permutes and logic, which bound this kernel (ncu: ALU
     // 76% busy, FMA half idle). The halves of a register differ in one state bit, so their labels
     // differ by a constant of the phase: four distinct pairs per stage at most, and their sums.
+    const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
     const auto pair = [&](unsigned lo, unsigned hi, unsigned bias) {
       unsigned v = bias + 127u * beta * 0x10001u;
 #pragma unroll
-      for (int b = 0; b < beta; ++b) {
-        const unsigned low_sign = (lo >> b) & 1u ? ~0u : 1u, high_sign = (hi >> b) & 1u ? ~0u : 1u;
-        v += static_cast<unsigned>(L[k][b]) * (low_sign + high_sign * 0x10000u);
-      }
+      for (int b = 0; b < beta; ++b)
+        v += static_cast<unsigned>(L[k][b]) * (sign(lo, b) + sign(hi, b) * 0x10000u);
       return v;
     };
     // pair(lo, hi, bias) - pair(ulo, uhi, 0), the same way.
     const auto pair_difference = [&](unsigned lo, unsigned hi, unsigned ulo, unsigned uhi,
                                      unsigned bias) {
       unsigned v = bias;
-      const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
 #pragma unroll
       for (int b = 0; b < beta; ++b)
         v += static_cast<unsigned>(L[k][b]) *

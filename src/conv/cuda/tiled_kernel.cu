@@ -265,7 +265,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const std::size_t walked = std::min(sub + tile.v2, longest);
     params_.ring = static_cast<unsigned>(
         round_up(std::max(walked > cycle ? walked - cycle : 0, cycle), cycle));
-    params_.unit = 1;
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "

@@ -31,7 +31,7 @@ struct tiled_params {
   unsigned ring;  // register kernel: survivor stages kept per thread
   // 1, read at run time: the register kernel multiplies by it so that the compiler issues its
   // decision sums as multiply-adds (FMA pipe) instead of adds (the ALU pipe, which bounds it).
-  unsigned unit;
+  unsigned unit = 1;
 };
 
 // The register kernel's shared memory per thread, in words: its ring of ring_slots stages of
