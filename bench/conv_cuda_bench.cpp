@@ -6,10 +6,12 @@
 // zero-tail frames; then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6 stages,
 // as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V; docs/conv.md has
 // the BER side). Built only when CUDA is compiled.
-//   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]] [--json FILE]
+//   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
+//                   [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
 // for a profiler or an A/B run. --sweep runs only the tile sweep, over the subframe lengths f0
-// given (multiples of 6).
+// given (multiples of 6). --batches runs only K7 r1/2 (register kernel, default tile) on batches
+// of that many frames of 2^20 bits: throughput over how full the waves of resident tiles are.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -187,6 +189,15 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   return m;
 }
 
+// The register kernel's launch shape for a workload (the plan's kernel line).
+std::string plan_kernel_line(const workload& w) {
+  decoder_options options;
+  options.decoder = decoder_kind::tiled;
+  options.kernel = cuda_kernel::registers;
+  const decoder_plan plan(w.code, w.pattern, w.N, w.term, options, backend::cuda, w.frames);
+  return plan.summary().kernel;
+}
+
 // The CPU fast decoder on all threads: the same code, pattern, termination and Eb/N0 on frames
 // of at most 4096 bits, enough of them for every thread (it runs frames in parallel, 16 per task),
 // since one thread per long frame would measure the frame count, not the decoder.
@@ -227,20 +238,32 @@ constexpr std::string_view workload_names[] = {
 int main(int argc, char** argv) {
   std::vector<std::string> only;       // workload names; empty: all, and the tile sweep
   std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
+  std::vector<std::size_t> batches;    // --batches: only K7 r1/2 over these batch sizes
+  // A comma-separated list of positive integers (multiples of `step`).
+  const auto numbers = [](std::string_view flag, std::string_view value, unsigned long step,
+                          std::vector<std::size_t>& to) {
+    for (const std::string& item : comma_separated(value)) {
+      std::size_t used = 0;
+      unsigned long n = 0;
+      try {
+        n = std::stoul(item, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != item.size() || n == 0 || n % step != 0 || n > 4096)
+        throw gpufec::bench::bad_option(std::string(flag) + ": '" + item + "' is not " +
+                                        (step > 1 ? "a multiple of 6" : "a count of frames") +
+                                        " up to 4096");
+      to.push_back(n);
+    }
+  };
   const auto own = [&](std::string_view flag, std::string_view value) {
     if (flag == "--sweep") {
-      for (const std::string& item : comma_separated(value)) {
-        std::size_t used = 0;
-        unsigned long f0 = 0;
-        try {
-          f0 = std::stoul(item, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used != item.size() || f0 == 0 || f0 % 6 != 0)
-          throw gpufec::bench::bad_option("--sweep: '" + item + "' is not a multiple of 6");
-        sweep_f0s.push_back(f0);
-      }
+      numbers(flag, value, 6, sweep_f0s);
+      return true;
+    }
+    if (flag == "--batches") {
+      numbers(flag, value, 1, batches);
       return true;
     }
     if (flag != "--only") return false;
@@ -254,8 +277,8 @@ int main(int argc, char** argv) {
   };
   return gpufec::bench::run_program(
       argc, argv, "conv_cuda_bench",
-      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--json FILE]", own,
-      [&](const gpufec::bench::program_options& program) {
+      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--batches FRAMES[,...]] [--json FILE]",
+      own, [&](const gpufec::bench::program_options& program) {
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
         const bool quick = program.quick;
         const int repeats = quick ? 3 : 5;
@@ -292,6 +315,46 @@ int main(int argc, char** argv) {
             {std::string(workload_names[6]), conv_code(7, {0171, 0133}), none2,
              termination::truncated, long_bits, long_frames, 4.0, 8},
         };
+        // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
+        // register kernel and its default tile): how full the last wave of tiles is.
+        if (!batches.empty()) {
+          workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
+                                     termination::truncated, long_bits, 64, 4.0, 1);
+          std::printf(
+              "register kernel, K7 r1/2, frames of 2^20 bits: device Gb/s over the batch\n");
+          nlohmann::json rows = nlohmann::json::array();
+          for (const std::size_t frames : batches) {
+            // The 64 frames repeated (or the first `frames` of them), in device memory.
+            workload part{w.name,  w.code, w.pattern, w.term,  w.N,     frames,
+                          w.coded, {},     {},        w.d_llr, w.d_bits};
+            const tile_shape tile = default_tile_shape(part.code, part.pattern);
+            if (frames > 64) {
+              check(cudaMalloc(&part.d_llr, frames * w.coded), "cudaMalloc");
+              check(cudaMalloc(&part.d_bits, frames * w.N), "cudaMalloc");
+              for (std::size_t f = 0; f < frames; f += 64)
+                check(cudaMemcpy(part.d_llr + f * w.coded, w.d_llr,
+                                 std::min<std::size_t>(64, frames - f) * w.coded,
+                                 cudaMemcpyDeviceToDevice),
+                      "cudaMemcpy");
+              part.info.resize(frames * w.N);
+              for (std::size_t f = 0; f < frames; ++f)
+                std::copy_n(w.info.begin() + static_cast<std::ptrdiff_t>((f % 64) * w.N), w.N,
+                            part.info.begin() + static_cast<std::ptrdiff_t>(f * w.N));
+            } else {
+              part.info.assign(w.info.begin(),
+                               w.info.begin() + static_cast<std::ptrdiff_t>(frames * w.N));
+            }
+            const measured m = measure(part, cuda_kernel::registers, tile, false, repeats, stream);
+            const std::size_t tiles = frames * ((w.N + tile.f - 1) / tile.f);
+            std::printf("  %5zu frames %8zu tiles %8.2f Gb/s\n", frames, tiles, m.device_gbps);
+            rows.push_back({{"frames", frames}, {"tiles", tiles}, {"device_gbps", m.device_gbps}});
+            if (frames > 64) release(part);
+          }
+          std::printf("%s\n", plan_kernel_line(w).c_str());
+          release(w);
+          check(cudaStreamDestroy(stream), "cudaStreamDestroy");
+          return nlohmann::json{{"device", cuda_devices().at(0).name}, {"batches", rows}};
+        }
         std::vector<spec> specs;
         for (const spec& sp : all_specs)
           if (sweep_f0s.empty() &&
@@ -299,7 +362,7 @@ int main(int argc, char** argv) {
             specs.push_back(sp);
         std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
                     cuda_devices().at(0).name.c_str());
-        std::printf("%-24s | %-10s | %-18s | %9s | %9s | %9s | %9s | %10s\n", "workload", "kernel",
+        std::printf("%-24s | %-10s | %-24s | %9s | %9s | %9s | %9s | %10s\n", "workload", "kernel",
                     "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
         nlohmann::json rows = nlohmann::json::array();
         for (const spec& sp : specs) {
@@ -315,7 +378,7 @@ int main(int argc, char** argv) {
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
             const measured m = measure(w, kernel, tile, true, repeats, stream);
-            std::printf("%-24s | %-10s | %-18s | %9.2f | %9.2f | %9.3f | %8.0fx | %10.3e\n",
+            std::printf("%-24s | %-10s | %-24s | %9.2f | %9.2f | %9.3f | %8.0fx | %10.3e\n",
                         sp.name.c_str(), std::string(name_of(kernel)).c_str(),
                         tile.to_string().c_str(), m.device_gbps, m.host_gbps, cpu,
                         m.device_gbps / cpu, m.ber);

@@ -19,16 +19,20 @@
 // warp's rows start on distinct banks. Bytes = (ring + 1) * T * words * 4.
 //
 // Why it is exact. Metrics are kept non-negative and below 2^15: every branch metric carries the
-// bias 127 beta (so it lies in [0, 254 beta]); the metrics are renormalized every two cycles by
-// subtracting their minimum; a known start state begins at kStart and the others at 0. Adding one
-// constant to every branch metric of a stage, or subtracting one from every metric, changes no
-// comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap, and the 32-bit sum
-// A + (BM + 0x80008000) - Y never carries between halves, so its bit 15 (31) says X >= Y of the
-// low (high) half exactly (with 0x7fff in the high half, bit 31 says X > Y: the phase-0 stage's
-// swapped high halves, step()). Bounds (K <= 8, beta <= 4): the spread of metrics after a
-// renormalization is at most (K-1) 254 beta <= 7112, two cycles add at most 14 * 1016, and the
-// start offset 8192 exceeds the spread, so an excluded state never beats one reached from the
-// known start (as the CPU's excluded metric never does): all values stay below 23 500.
+// bias 127 beta (so it lies in [0, m], m = 254 beta); the metrics are renormalized every
+// renorm_cycles cycles by subtracting their minimum; a known start state begins at kStart and the
+// others at 0. Adding one constant to every branch metric of a stage, or subtracting one from
+// every metric, changes no comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap,
+// and the 32-bit sum A + (BM + 0x80008000) - Y never carries between halves, so its bit 15 (31)
+// says X >= Y of the low (high) half exactly (with 0x7fff in the high half, bit 31 says X > Y:
+// the phase-0 stage's swapped high halves, step()). Bounds: K-1 stages after the start every
+// state is reachable from every other, so the spread of the metrics is at most (K-1) m, which is
+// what a renormalization leaves as the largest; before the first one the largest is at most
+// kStart plus what the stages add. n cycles add at most n (K-1) m, and a candidate sum one more
+// m: renorm_cycles is the largest n (at most 8) that keeps max(kStart, (K-1) m) + n (K-1) m + m
+// below 2^15 (K = 7, beta = 2: 7 cycles, 30 036 at most; beta = 3: 5). The start offset 8192
+// exceeds every spread (K <= 7, beta <= 4: at most 6096), so an excluded state never beats one
+// reached from the known start (as the CPU's excluded metric never does).
 #pragma once
 
 #include <cstdint>
@@ -40,6 +44,13 @@
 namespace gpufec::conv::detail::regs {
 
 constexpr unsigned kStart = 8192;  // the known start state's metric; the others start at 0
+// The header comment's bound, for n cycles between renormalizations: the largest candidate sum
+// stays below 2^15, and the start offset exceeds the spread.
+constexpr bool top_metric_ok(int K, int beta, int n) {
+  const int m = 254 * beta, spread = (K - 1) * m;
+  const int top = static_cast<int>(kStart) > spread ? static_cast<int>(kStart) : spread;
+  return static_cast<int>(kStart) > spread && top + n * spread + m < (1 << 15);
+}
 // The decision sums' bias: bit 15 (31) of X - Y + kDecisionBias says X >= Y of the low (high)
 // half; 0x7fff in the high half instead makes bit 31 say X > Y.
 constexpr unsigned kDecisionBias = 0x80008000u, kStrictHighBias = 0x7fff8000u;
@@ -56,10 +67,11 @@ __device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
 
 // A stage's decisions, packed (the layout: register_layout.cuh): bit 15 (31) of z[r]
 // is new register r's low (high) half's decision. A byte permute gathers four decisions of two
-// registers as sign-repeated bytes and one masked XOR puts them in place; so two registers cost
-// two instructions. Phase0: the stage lands in phase 0, whose high halves come "from the upper"
-// (step()); the first term's XOR with `flip` inverts them, so that every stored bit means "from
-// the lower predecessor".
+// registers as sign-repeated bytes and a masked merge puts them in place; so two registers cost
+// two instructions (16 or more registers: a tree of bit selects, 7 merges for 8 permutes).
+// Phase0: the stage lands in phase 0, whose high halves come "from the upper" (step()); an XOR
+// (with 16 or more registers) or the first term's XOR with `flip` inverts them, so that every
+// stored bit means "from the lower predecessor".
 template <int R, bool Phase0>
 __device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
   constexpr int bits = R >= 32 ? 5 : R >= 16 ? 4 : R >= 8 ? 3 : R >= 4 ? 2 : 1;
@@ -70,20 +82,35 @@ __device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
   if constexpr (R >= 16) {
     // Per 16 registers a word [lows of rev 0-7, lows of rev 8-15, highs 0-7, highs 8-15]; with 32
     // registers the two are re-cut into the word of the low halves and that of the high halves.
+    // Term k (bit k of every byte wanted) is merged by bit selects, a tree of 7 for 8 terms:
+    // select(a, b, M) takes a's bits where M is set and b's elsewhere, so each merge keeps the
+    // bits its left side owns and the rest from the right. The phase-0 inversion of the high
+    // halves (bytes 2 and 3, then the second word with 32 registers) is one XOR at the end.
+    // (In PTX: written in C++, the compiler sees that only bit k of term k survives and turns
+    // the tree back into a chain of eight.)
+    const auto select = [](unsigned a, unsigned b, unsigned mask) {
+      unsigned r;
+      asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(r) : "r"(a), "r"(b), "r"(mask));
+      return r;
+    };
     unsigned acc[R / 16];
 #pragma unroll
-    for (int m = 0; m < R / 16; ++m)
+    for (int m = 0; m < R / 16; ++m) {
+      unsigned t[8];
 #pragma unroll
-      for (int k = 0; k < 8; ++k) {
-        const unsigned term = byte_perm_signs<kHalves>(z[rev(16 * m + k)], z[rev(16 * m + 8 + k)]) &
-                              (0x01010101u << k);
-        acc[m] = k == 0 ? term ^ (Phase0 ? 0xffff0000u : 0u) : acc[m] ^ term;
-      }
+      for (int k = 0; k < 8; ++k)
+        t[k] = byte_perm_signs<kHalves>(z[rev(16 * m + k)], z[rev(16 * m + 8 + k)]);
+      const unsigned low =
+          select(select(t[0], t[1], 0x01010101u), select(t[2], t[3], 0x04040404u), 0x03030303u);
+      const unsigned high =
+          select(select(t[4], t[5], 0x10101010u), select(t[6], t[7], 0x40404040u), 0x30303030u);
+      acc[m] = select(low, high, 0x0f0f0f0fu);
+    }
     if constexpr (R == 32) {
       words[0] = __byte_perm(acc[0], acc[1], 0x5410);
-      words[1] = __byte_perm(acc[0], acc[1], 0x7632);
+      words[1] = __byte_perm(acc[0], acc[1], 0x7632) ^ (Phase0 ? ~0u : 0u);
     } else {
-      words[0] = acc[0];
+      words[0] = acc[0] ^ (Phase0 ? 0xffff0000u : 0u);
     }
   } else {
     // [lows, highs, lows, highs] with the second pair's bits above the first's, then folded.
@@ -110,6 +137,13 @@ struct tile_run {
   // with two values per stage (measured: +3% at rate 1/2; at rate 1/3 the extra branch-metric
   // forms cost 40 registers and 3%, and K = 5 has FMA-pipe work enough).
   static constexpr bool fma_decision_sums = beta == 2 && K == 7;
+  // Cycles between renormalizations (the bound in the header comment).
+  static constexpr int renorm_cycles = [] {
+    int n = 8;
+    while (n > 1 && !top_metric_ok(K, beta, n)) --n;
+    return n;
+  }();
+  static_assert(top_metric_ok(K, beta, renorm_cycles), "the metric bound fails (header comment)");
 
   const tiled_params& p;
   unsigned* row;  // this thread's survivor ring: p.ring slots of W words (ring_row_words)
@@ -382,7 +416,7 @@ struct tile_run {
     const int cycles = stages / P, rest = stages - cycles * P;
     // After a cycle: renormalization, the ring, and the subframe ending here.
     const auto after_cycle = [&](int c) {
-      if (c % 2 == 1) renormalize();
+      if (c % renorm_cycles == renorm_cycles - 1) renormalize();
       slot += P;
       if (slot == static_cast<int>(p.ring)) slot = 0;
       if ((c + 1) * P == boundary && boundary < stages) {

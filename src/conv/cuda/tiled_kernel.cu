@@ -413,8 +413,12 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const std::size_t per_thread =
         std::size_t{ring_row_words(params_.ring, static_cast<unsigned>(entry->words))} *
         sizeof(unsigned);
+    cudaFuncAttributes attributes{};
+    GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    const int most_threads =
+        std::min({512, limits.max_block_threads, attributes.maxThreadsPerBlock});
     int best_threads = 0;
-    for (int threads = 32; threads <= std::min(512, limits.max_block_threads); threads += 32) {
+    for (int threads = 32; threads <= most_threads; threads += 32) {
       const std::size_t shared = per_thread * static_cast<std::size_t>(threads);
       if (shared > limits.shared_optin) break;
       cuda::allow_shared(kernel, shared);
