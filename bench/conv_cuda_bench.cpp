@@ -11,7 +11,8 @@
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
 // for a profiler or an A/B run. --sweep runs only the tile sweep, over the subframe lengths f0
 // given (multiples of 6). --batches runs only K7 r1/2 (register kernel, default tile) on batches
-// of that many frames of 2^20 bits: throughput over how full the waves of resident tiles are.
+// of that many frames of 2^20 bits (--batch-tile: another tile): throughput over how full the
+// waves of resident tiles are.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -189,10 +190,11 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   return m;
 }
 
-// The register kernel's launch shape for a workload (the plan's kernel line).
-std::string plan_kernel_line(const workload& w) {
+// The register kernel's launch shape for a workload and tile (f = 0: the default).
+std::string plan_kernel_line(const workload& w, const tile_shape& tile) {
   decoder_options options;
   options.decoder = decoder_kind::tiled;
+  options.tile = tile;
   options.kernel = cuda_kernel::registers;
   const decoder_plan plan(w.code, w.pattern, w.N, w.term, options, backend::cuda, w.frames);
   return plan.summary().kernel;
@@ -239,6 +241,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;       // workload names; empty: all, and the tile sweep
   std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
   std::vector<std::size_t> batches;    // --batches: only K7 r1/2 over these batch sizes
+  tile_shape batch_tile;               // --batch-tile: their tile (f = 0: the default)
   // A comma-separated list of positive integers (multiples of `step`).
   const auto numbers = [](std::string_view flag, std::string_view value, unsigned long step,
                           std::vector<std::size_t>& to) {
@@ -266,6 +269,14 @@ int main(int argc, char** argv) {
       numbers(flag, value, 1, batches);
       return true;
     }
+    if (flag == "--batch-tile") {
+      try {
+        batch_tile = parse_tile_shape(value);
+      } catch (const std::exception& e) {
+        throw gpufec::bench::bad_option(std::string("--batch-tile: ") + e.what());
+      }
+      return true;
+    }
     if (flag != "--only") return false;
     for (const std::string& name : comma_separated(value)) {
       if (std::find(std::begin(workload_names), std::end(workload_names), name) ==
@@ -277,7 +288,8 @@ int main(int argc, char** argv) {
   };
   return gpufec::bench::run_program(
       argc, argv, "conv_cuda_bench",
-      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--batches FRAMES[,...]] [--json FILE]",
+      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--batches FRAMES[,...] "
+      "[--batch-tile f,v1,v2,f0]] [--json FILE]",
       own, [&](const gpufec::bench::program_options& program) {
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
         const bool quick = program.quick;
@@ -327,7 +339,8 @@ int main(int argc, char** argv) {
             // The 64 frames repeated (or the first `frames` of them), in device memory.
             workload part{w.name,  w.code, w.pattern, w.term,  w.N,     frames,
                           w.coded, {},     {},        w.d_llr, w.d_bits};
-            const tile_shape tile = default_tile_shape(part.code, part.pattern);
+            const tile_shape tile =
+                batch_tile.f ? batch_tile : default_tile_shape(part.code, part.pattern);
             if (frames > 64) {
               check(cudaMalloc(&part.d_llr, frames * w.coded), "cudaMalloc");
               check(cudaMalloc(&part.d_bits, frames * w.N), "cudaMalloc");
@@ -350,7 +363,7 @@ int main(int argc, char** argv) {
             rows.push_back({{"frames", frames}, {"tiles", tiles}, {"device_gbps", m.device_gbps}});
             if (frames > 64) release(part);
           }
-          std::printf("%s\n", plan_kernel_line(w).c_str());
+          std::printf("%s\n", plan_kernel_line(w, batch_tile).c_str());
           release(w);
           check(cudaStreamDestroy(stream), "cudaStreamDestroy");
           return nlohmann::json{{"device", cuda_devices().at(0).name}, {"batches", rows}};
