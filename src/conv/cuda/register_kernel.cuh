@@ -19,7 +19,9 @@
 // warp's rows start on distinct banks. Bytes = (ring + 1) * T * words * 4.
 //
 // Why it is exact. Metrics are kept non-negative and below 2^15: every branch metric carries the
-// bias 127 beta (so it lies in [0, m], m = 254 beta); the metrics are renormalized every
+// bias kBranchBias beta = 128 beta (so it lies in [0, m], m = 256 beta, for int8 LLRs in
+// [-128, 127]: never negative, so no half of a packed sum borrows from the other, even for
+// -128, which 127 beta would let through); the metrics are renormalized every
 // renorm_cycles cycles by subtracting their minimum; a known start state begins at kStart and the
 // others at 0. Adding one constant to every branch metric of a stage, or subtracting one from
 // every metric, changes no comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap,
@@ -30,8 +32,8 @@
 // what a renormalization leaves as the largest; before the first one the largest is at most
 // kStart plus what the stages add. n cycles add at most n (K-1) m, and a candidate sum one more
 // m: renorm_cycles is the largest n (at most 8) that keeps max(kStart, (K-1) m) + n (K-1) m + m
-// below 2^15 (K = 7, beta = 2: 7 cycles, 30 036 at most; beta = 3: 5). The start offset 8192
-// exceeds every spread (K <= 7, beta <= 4: at most 6096), so an excluded state never beats one
+// below 2^15 (K = 7, beta = 2: 7 cycles, 30 208 at most; beta = 3: 5). The start offset 8192
+// exceeds every spread (K <= 7, beta <= 4: at most 6144), so an excluded state never beats one
 // reached from the known start (as the CPU's excluded metric never does).
 #pragma once
 
@@ -43,11 +45,12 @@
 
 namespace gpufec::conv::detail::regs {
 
-constexpr unsigned kStart = 8192;  // the known start state's metric; the others start at 0
+constexpr unsigned kStart = 8192;      // the known start state's metric; the others start at 0
+constexpr unsigned kBranchBias = 128;  // per LLR: a branch metric's bias (header comment)
 // The header comment's bound, for n cycles between renormalizations: the largest candidate sum
 // stays below 2^15, and the start offset exceeds the spread.
 constexpr bool top_metric_ok(int K, int beta, int n) {
-  const int m = 254 * beta, spread = (K - 1) * m;
+  const int m = 2 * static_cast<int>(kBranchBias) * beta, spread = (K - 1) * m;
   const int top = static_cast<int>(kStart) > spread ? static_cast<int>(kStart) : spread;
   return static_cast<int>(kStart) > spread && top + n * spread + m < (1 << 15);
 }
@@ -285,14 +288,14 @@ struct tile_run {
   __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
     // Two labels' biased branch metrics in one register (label lo in the low half, hi in the
-    // high), each 127 beta + sum of +-L in [0, 254 beta], plus `bias`: one linear form in the
+    // high), each 128 beta + sum of +-L in [0, 256 beta], plus `bias`: one linear form in the
     // stage's LLRs, exact since each half stays in [0, 2^16). Multiply-adds run on the FMA pipe,
     // beside the ALU pipe's add-max, byte permutes and logic, which bound this kernel (ncu: ALU
     // 76% busy, FMA half idle). The halves of a register differ in one state bit, so their labels
     // differ by a constant of the phase: four distinct pairs per stage at most, and their sums.
     const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
     const auto pair = [&](unsigned lo, unsigned hi, unsigned bias) {
-      unsigned v = bias + 127u * beta * 0x10001u;
+      unsigned v = bias + kBranchBias * beta * 0x10001u;
 #pragma unroll
       for (int b = 0; b < beta; ++b)
         v += static_cast<unsigned>(L[k][b]) * (sign(lo, b) + sign(hi, b) * 0x10000u);

@@ -133,6 +133,48 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
   EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
 }
 
+// int8 LLRs over the whole range, -128 included (the quantizers stop at -127, a caller's own
+// int8 need not): -128 gives a branch metric below the old bias of 127 beta, whose negative low
+// half borrowed from the high half of a packed pair. Many values saturated, so that both values
+// of a stage are often -128; the register kernel against the CPU tiled decoder.
+TEST(ConvCuda, RegisterKernelTakesTheWholeInt8Range) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t N = 600, frames = 24;
+  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
+                                conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+    for (const auto& pattern : patterns_for(code))
+      for (termination term : all_terminations)
+        for (const tile_shape& tile : {default_tile_shape(code, pattern),
+                                       tile_shape{static_cast<std::size_t>(10 * (code.K() - 1)),
+                                                  static_cast<std::size_t>(4 * (code.K() - 1)),
+                                                  static_cast<std::size_t>(5 * (code.K() - 1)),
+                                                  static_cast<std::size_t>(3 * (code.K() - 1))}}) {
+          if (!can_encode(code, pattern, N, term)) continue;
+          SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
+                       std::string(name_of(term)) + ", " + tile.to_string());
+          decoder_options options;
+          options.decoder = decoder_kind::tiled;
+          options.tile = tile;
+          options.kernel = cuda_kernel::registers;
+          decoder_plan registers(code, pattern, N, term, options, backend::cuda, frames);
+          auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
+          std::vector<std::int8_t> llr(frames * registers.shape().coded_bits);
+          std::uint64_t x = 99 + llr.size();
+          std::size_t lowest = 0;
+          for (auto& v : llr) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const auto r = static_cast<unsigned>(x >> 33);
+            v = static_cast<std::int8_t>(r % 10 < 4    ? -128
+                                         : r % 10 == 4 ? 127
+                                         : r % 10 == 5 ? -127
+                                                       : static_cast<int>((r >> 8) % 256) - 128);
+            lowest += v == -128;
+          }
+          ASSERT_GT(lowest, llr.size() / 3);
+          ASSERT_EQ(decode_on(registers, llr, frames), decode_on(cpu, llr, frames));
+        }
+}
+
 // Where the register kernel does not apply, asking for it is a clear error.
 TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   SKIP_WITHOUT_GPU();
