@@ -2,10 +2,11 @@
 // shared-memory kernels with int8 LLRs already in device memory (the device path on a stream,
 // CUDA events, median of 5 after a warm-up), end to end from host memory (copies included), and the
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
-// rates 1/2 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of short
-// zero-tail frames; then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6 stages,
-// as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V; docs/conv.md has
-// the BER side). Built only when CUDA is compiled.
+// rates 1/2, 2/3 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of
+// short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
+// frame; no host column); then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6
+// stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
+// docs/conv.md has the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
 //                   [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
@@ -93,6 +94,7 @@ struct workload {
   std::vector<std::int8_t> llr;
   std::int8_t* d_llr = nullptr;
   std::uint8_t* d_bits = nullptr;
+  float* d_float = nullptr;  // float_llr workloads: the LLRs as floats (int8 / 8) in device memory
 };
 
 workload make_host_workload(std::string name, const conv_code& code,
@@ -127,9 +129,10 @@ workload make_host_workload(std::string name, const conv_code& code,
 }
 
 // `replicas` > 1: the frames repeated that many times (a large batch without encoding it all).
+// float_llr: the device path decodes float LLRs (quantized on the device, per frame).
 workload make_workload(std::string name, const conv_code& code, const puncture_pattern& pattern,
                        termination term, std::size_t N, std::size_t frames, double ebn0,
-                       std::size_t replicas = 1) {
+                       std::size_t replicas = 1, bool float_llr = false) {
   workload w = make_host_workload(std::move(name), code, pattern, term, N, frames, ebn0);
   if (replicas > 1) {
     const std::size_t info = w.info.size(), llr = w.llr.size();
@@ -144,12 +147,21 @@ workload make_workload(std::string name, const conv_code& code, const puncture_p
   check(cudaMalloc(&w.d_llr, w.llr.size()), "cudaMalloc");
   check(cudaMalloc(&w.d_bits, w.info.size()), "cudaMalloc");
   check(cudaMemcpy(w.d_llr, w.llr.data(), w.llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
+  if (float_llr) {
+    std::vector<float> values(w.llr.size());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(w.llr[i]) / 8.0f;
+    check(cudaMalloc(&w.d_float, values.size() * sizeof(float)), "cudaMalloc");
+    check(
+        cudaMemcpy(w.d_float, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice),
+        "cudaMemcpy");
+  }
   return w;
 }
 
 void release(workload& w) {
   cudaFree(w.d_llr);
   cudaFree(w.d_bits);
+  cudaFree(w.d_float);
 }
 
 struct measured {
@@ -170,8 +182,17 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   const double total = static_cast<double>(w.frames * w.N);
   measured m;
   m.plan = plan.describe();
-  m.device_gbps =
-      total / median_gpu_seconds(repeats, stream, [&] { plan.decode(in, out, stream); }) / 1e9;
+  const auto in_float =
+      batch_view<float>::uniform(w.d_float, w.frames, w.coded, memory_space::device);
+  m.device_gbps = total /
+                  median_gpu_seconds(repeats, stream,
+                                     [&] {
+                                       if (w.d_float)
+                                         plan.decode(in_float, out, stream);
+                                       else
+                                         plan.decode(in, out, stream);
+                                     }) /
+                  1e9;
   std::vector<std::uint8_t> bits(w.info.size());
   check(cudaMemcpy(bits.data(), w.d_bits, bits.size(), cudaMemcpyDeviceToHost), "cudaMemcpy");
   double errors = 0;
@@ -231,9 +252,15 @@ std::vector<std::string> comma_separated(std::string_view value) {
 }
 
 // The workloads' names, as printed and as --only takes them.
-constexpr std::string_view workload_names[] = {
-    "K7 r1/2",           "K7 r3/4", "K7 r1/3", "K5 r1/2", "K9 r1/2", "K7 r1/2 200-bit frames",
-    "K7 r1/2 long batch"};
+constexpr std::string_view workload_names[] = {"K7 r1/2",
+                                               "K7 r3/4",
+                                               "K7 r1/3",
+                                               "K5 r1/2",
+                                               "K9 r1/2",
+                                               "K7 r1/2 200-bit frames",
+                                               "K7 r1/2 long batch",
+                                               "K7 r2/3",
+                                               "K7 r1/2 float"};
 
 }  // namespace
 
@@ -307,6 +334,7 @@ int main(int argc, char** argv) {
           std::size_t N, frames;
           double ebn0;
           std::size_t replicas = 1;  // the frames repeated (make_workload)
+          bool float_llr = false;    // the device path on float LLRs (make_workload)
         };
         const std::vector<spec> all_specs{
             {std::string(workload_names[0]), conv_code(7, {0171, 0133}), none2,
@@ -326,6 +354,13 @@ int main(int argc, char** argv) {
             // partly filled wave weighs little (64 frames of 2^20 bits make 1.7 waves on an H200).
             {std::string(workload_names[6]), conv_code(7, {0171, 0133}), none2,
              termination::truncated, long_bits, long_frames, 4.0, 8},
+            {std::string(workload_names[7]), conv_code(7, {0171, 0133}),
+             puncture_pattern::standard("2/3", 2), termination::truncated, long_bits, long_frames,
+             4.5},
+            // The first workload's frames as float LLRs in device memory: quantized on the device
+            // (per frame, as the host's float path) and decoded.
+            {std::string(workload_names[8]), conv_code(7, {0171, 0133}), none2,
+             termination::truncated, long_bits, long_frames, 4.0, 1, true},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
@@ -380,7 +415,7 @@ int main(int argc, char** argv) {
         nlohmann::json rows = nlohmann::json::array();
         for (const spec& sp : specs) {
           workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
-                                     sp.ebn0, sp.replicas);
+                                     sp.ebn0, sp.replicas, sp.float_llr);
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             const bool k9 = sp.code.K() > 7;
@@ -390,7 +425,7 @@ int main(int argc, char** argv) {
                     ? default_tile_shape(sp.code, sp.pattern)
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
-            const measured m = measure(w, kernel, tile, true, repeats, stream);
+            const measured m = measure(w, kernel, tile, !sp.float_llr, repeats, stream);
             std::printf("%-24s | %-10s | %-24s | %9.2f | %9.2f | %9.3f | %8.0fx | %10.3e\n",
                         sp.name.c_str(), std::string(name_of(kernel)).c_str(),
                         tile.to_string().c_str(), m.device_gbps, m.host_gbps, cpu,
