@@ -365,38 +365,23 @@ int main(int argc, char** argv) {
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
         if (!batches.empty()) {
+          // The 64 frames repeated up to the largest batch; each batch decodes the first frames.
+          const std::size_t most = *std::max_element(batches.begin(), batches.end());
           workload w = make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2,
-                                     termination::truncated, long_bits, 64, 4.0, 1);
+                                     termination::truncated, long_bits, 64, 4.0, (most + 63) / 64);
           std::printf(
               "register kernel, K7 r1/2, frames of 2^20 bits: device Gb/s over the batch\n");
+          const tile_shape tile = batch_tile.f ? batch_tile : default_tile_shape(w.code, w.pattern);
           nlohmann::json rows = nlohmann::json::array();
           for (const std::size_t frames : batches) {
-            // The 64 frames repeated (or the first `frames` of them), in device memory.
             workload part{w.name,  w.code, w.pattern, w.term,  w.N,     frames,
                           w.coded, {},     {},        w.d_llr, w.d_bits};
-            const tile_shape tile =
-                batch_tile.f ? batch_tile : default_tile_shape(part.code, part.pattern);
-            if (frames > 64) {
-              check(cudaMalloc(&part.d_llr, frames * w.coded), "cudaMalloc");
-              check(cudaMalloc(&part.d_bits, frames * w.N), "cudaMalloc");
-              for (std::size_t f = 0; f < frames; f += 64)
-                check(cudaMemcpy(part.d_llr + f * w.coded, w.d_llr,
-                                 std::min<std::size_t>(64, frames - f) * w.coded,
-                                 cudaMemcpyDeviceToDevice),
-                      "cudaMemcpy");
-              part.info.resize(frames * w.N);
-              for (std::size_t f = 0; f < frames; ++f)
-                std::copy_n(w.info.begin() + static_cast<std::ptrdiff_t>((f % 64) * w.N), w.N,
-                            part.info.begin() + static_cast<std::ptrdiff_t>(f * w.N));
-            } else {
-              part.info.assign(w.info.begin(),
-                               w.info.begin() + static_cast<std::ptrdiff_t>(frames * w.N));
-            }
+            part.info.assign(w.info.begin(),
+                             w.info.begin() + static_cast<std::ptrdiff_t>(frames * w.N));
             const measured m = measure(part, cuda_kernel::registers, tile, false, repeats, stream);
             const std::size_t tiles = frames * ((w.N + tile.f - 1) / tile.f);
             std::printf("  %5zu frames %8zu tiles %8.2f Gb/s\n", frames, tiles, m.device_gbps);
             rows.push_back({{"frames", frames}, {"tiles", tiles}, {"device_gbps", m.device_gbps}});
-            if (frames > 64) release(part);
           }
           std::printf("%s\n", plan_kernel_line(w, batch_tile).c_str());
           release(w);
