@@ -1,6 +1,7 @@
 // Benchmark program for the CUDA Viterbi decoder (issue 23): decoded Gb/s of the register and the
 // shared-memory kernels with int8 LLRs already in device memory (the device path on a stream,
-// CUDA events, median of 5 after a warm-up), end to end from host memory (copies included), and the
+// CUDA events, median of 5 after a warm-up), end to end from host memory (copies included: from
+// pageable memory, from page-locked memory, and the link's floor, the copies alone), and the
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
 // rates 1/2, 2/3 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of
 // short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
@@ -165,9 +166,58 @@ void release(workload& w) {
 }
 
 struct measured {
-  double device_gbps = 0, host_gbps = 0, ber = 0;
+  double device_gbps = 0, host_gbps = 0, pinned_gbps = 0, link_gbps = 0, ber = 0;
   std::string plan;
 };
+
+// Page-locked host memory (cudaHostAlloc), freed on scope exit.
+struct pinned_bytes {
+  void* p = nullptr;
+  explicit pinned_bytes(std::size_t bytes) {
+    check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  }
+  ~pinned_bytes() { cudaFreeHost(p); }
+  pinned_bytes(const pinned_bytes&) = delete;
+  pinned_bytes& operator=(const pinned_bytes&) = delete;
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+// The link's floor for a batch from host memory: decoded Gb/s if nothing but the two copies ran,
+// the LLRs to the device and the bits back, at once on two streams from and to page-locked memory
+// (CUDA events, median).
+double link_floor_gbps(const workload& w, const pinned_bytes& llr, const pinned_bytes& bits,
+                       int repeats, cudaStream_t stream) {
+  cudaStream_t other;
+  cudaEvent_t fork, join;
+  check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
+  check(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming), "cudaEventCreate");
+  check(cudaEventCreateWithFlags(&join, cudaEventDisableTiming), "cudaEventCreate");
+  const double seconds = median_gpu_seconds(repeats, stream, [&] {
+    check(cudaEventRecord(fork, stream), "cudaEventRecord");
+    check(cudaStreamWaitEvent(other, fork), "cudaStreamWaitEvent");
+    check(cudaMemcpyAsync(w.d_llr, llr.as<std::int8_t>(), w.llr.size(), cudaMemcpyHostToDevice,
+                          stream),
+          "cudaMemcpyAsync");
+    check(cudaMemcpyAsync(bits.as<std::uint8_t>(), w.d_bits, w.info.size(), cudaMemcpyDeviceToHost,
+                          other),
+          "cudaMemcpyAsync");
+    check(cudaEventRecord(join, other), "cudaEventRecord");
+    check(cudaStreamWaitEvent(stream, join), "cudaStreamWaitEvent");
+  });
+  cudaEventDestroy(fork);
+  cudaEventDestroy(join);
+  cudaStreamDestroy(other);
+  return static_cast<double>(w.frames * w.N) / seconds / 1e9;
+}
+
+// The pinned path's bits against the pageable path's: the same decoder, so the same bits.
+void require_equal_bits(const std::vector<std::uint8_t>& bits, const std::uint8_t* other) {
+  if (!std::equal(bits.begin(), bits.end(), other))
+    throw std::runtime_error("the batch decoded from page-locked memory differs from pageable");
+}
 
 measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool host, int repeats,
                  cudaStream_t stream) {
@@ -198,16 +248,25 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   double errors = 0;
   for (std::size_t i = 0; i < bits.size(); ++i) errors += bits[i] != w.info[i];
   m.ber = errors / total;
-  if (host)
-    m.host_gbps =
-        total /
-        median_seconds(repeats,
-                       [&] {
-                         plan.decode(
-                             batch_view<std::int8_t>::uniform(w.llr.data(), w.frames, w.coded),
-                             batch_span<std::uint8_t>::uniform(bits.data(), w.frames, w.N));
-                       }) /
-        1e9;
+  if (host) {
+    // From pageable memory (the batch staged through page-locked buffers by host copies), then
+    // from page-locked memory (copied straight over the link), and the link's floor.
+    const auto from_host = [&](std::int8_t* from, std::uint8_t* to) {
+      return total /
+             median_seconds(repeats,
+                            [&] {
+                              plan.decode(batch_view<std::int8_t>::uniform(from, w.frames, w.coded),
+                                          batch_span<std::uint8_t>::uniform(to, w.frames, w.N));
+                            }) /
+             1e9;
+    };
+    m.host_gbps = from_host(w.llr.data(), bits.data());
+    const pinned_bytes locked_llr(w.llr.size()), locked_bits(w.info.size());
+    std::copy(w.llr.begin(), w.llr.end(), locked_llr.as<std::int8_t>());
+    m.pinned_gbps = from_host(locked_llr.as<std::int8_t>(), locked_bits.as<std::uint8_t>());
+    require_equal_bits(bits, locked_bits.as<std::uint8_t>());
+    m.link_gbps = link_floor_gbps(w, locked_llr, locked_bits, repeats, stream);
+  }
   return m;
 }
 
@@ -395,8 +454,9 @@ int main(int argc, char** argv) {
             specs.push_back(sp);
         std::printf("conv_cuda_bench: int8 LLRs (x8 at the Eb/N0 given), device: %s\n",
                     cuda_devices().at(0).name.c_str());
-        std::printf("%-24s | %-10s | %-24s | %9s | %9s | %9s | %9s | %10s\n", "workload", "kernel",
-                    "tile", "dev Gb/s", "host Gb/s", "CPU Gb/s", "dev/CPU", "BER");
+        std::printf("%-24s | %-10s | %-24s | %9s | %9s | %10s | %9s | %9s | %9s | %10s\n",
+                    "workload", "kernel", "tile", "dev Gb/s", "host Gb/s", "pinned Gb/s",
+                    "link Gb/s", "CPU Gb/s", "dev/CPU", "BER");
         nlohmann::json rows = nlohmann::json::array();
         for (const spec& sp : specs) {
           workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
@@ -411,10 +471,12 @@ int main(int argc, char** argv) {
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
             const measured m = measure(w, kernel, tile, !sp.float_llr, repeats, stream);
-            std::printf("%-24s | %-10s | %-24s | %9.2f | %9.2f | %9.3f | %8.0fx | %10.3e\n",
-                        sp.name.c_str(), std::string(name_of(kernel)).c_str(),
-                        tile.to_string().c_str(), m.device_gbps, m.host_gbps, cpu,
-                        m.device_gbps / cpu, m.ber);
+            std::printf(
+                "%-24s | %-10s | %-24s | %9.2f | %9.2f | %10.2f | %9.2f | %9.3f | %8.0fx | "
+                "%10.3e\n",
+                sp.name.c_str(), std::string(name_of(kernel)).c_str(), tile.to_string().c_str(),
+                m.device_gbps, m.host_gbps, m.pinned_gbps, m.link_gbps, cpu, m.device_gbps / cpu,
+                m.ber);
             rows.push_back({{"workload", sp.name},
                             {"code", sp.code.to_string()},
                             {"pattern", sp.pattern.to_string()},
@@ -425,6 +487,8 @@ int main(int argc, char** argv) {
                             {"tile", tile.to_string()},
                             {"device_gbps", m.device_gbps},
                             {"host_gbps", m.host_gbps},
+                            {"pinned_gbps", m.pinned_gbps},
+                            {"link_floor_gbps", m.link_gbps},
                             {"cpu_fast_gbps", cpu},
                             {"ber", m.ber},
                             {"plan", m.plan}});

@@ -42,7 +42,6 @@ class plan_engine {
   std::vector<tiled_decoder> tiled;                  // one per thread
   std::vector<std::vector<std::int8_t>> int8_frame;  // one per thread: a frame made int8 (tiled)
   std::unique_ptr<tiled_device_engine> device;       // CUDA
-  std::vector<std::int8_t> int8_batch;               // CUDA, host batches: the batch made int8
 };
 
 namespace {
@@ -132,11 +131,11 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
     engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_,
                                                summary_.tile, max_batch, options.kernel});
-    engine_->int8_batch.resize(max_batch * summary_.shape.coded_bits);
     for (std::size_t t = 0; t < threads; ++t)
       engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
     summary_.kernel = engine_->device->describe();
-    summary_.scratch_bytes = engine_->int8_batch.size() + engine_->device->device_bytes();
+    summary_.scratch_bytes =
+        max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
   } else if (tiled) {
     for (std::size_t t = 0; t < threads; ++t) {
       engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
@@ -247,14 +246,16 @@ template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
   if (e.device) {
-    // The batch made int8 on the host (frames in parallel), then copied, decoded and copied back.
+    // The batch made int8 on the host (frames in parallel) into the engine's page-locked memory,
+    // then copied straight to the device, decoded and copied back.
+    if (!frames) return;
     const std::size_t coded = e.int8_frame[0].size();
+    std::int8_t* batch = e.device->host_batch(frames);
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto in = fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]);
-      std::copy(in.begin(), in.end(),
-                e.int8_batch.begin() + static_cast<std::ptrdiff_t>(f * coded));
+      std::copy(in.begin(), in.end(), batch + f * coded);
     });
-    if (frames) e.device->decode_host(e.int8_batch.data(), frames, bits.data);
+    e.device->decode_host(batch, frames, bits.data);
     return;
   }
   if (!e.tiled.empty()) {

@@ -272,17 +272,25 @@ class cuda_tiled_engine final : public tiled_device_engine {
             "of K-1 and whose ring of f0 + v2 - (K-1) stages fits shared memory (",
             code.to_string(), ", tile ", tile.to_string(), ")");
 
-    // Host batches go through the GPU in chunks of about two waves of tiles (and at least 32 MB
-    // of LLRs), copies overlapped with the other chunk's kernel. (A stream engine, max_batch 0,
-    // has its own two lanes: conv/cuda/stream_runner.cu.)
+    // Host batches go through the GPU in chunks of about 32 MB of LLRs, copies overlapped with
+    // the other chunk's kernel (chunk_pipeline.cuh); a smaller batch in four chunks. Measured on
+    // the H200 (K = 7 r = 1/2, 64 frames of 2^20 bits from page-locked memory, link floor 26.5
+    // Gb/s): chunks of 4, 8, 16, 34 and 68 frames gave 15.3, 19.9, 20.5, 18.9 and 15.1 Gb/s, the
+    // smallest starving the kernel, the largest overlapping nothing. (A stream engine, max_batch
+    // 0, has its own two lanes: conv/cuda/stream_runner.cu.)
     const cuda::launch_shape& resident = reg_ ? reg_shape_ : shape_;
     resident_tiles_ = static_cast<std::size_t>(resident.wave(sm_count_)) *
                       static_cast<std::size_t>(reg_ ? resident.threads : resident.By);
-    const std::size_t chunk =
+    const std::size_t host_chunk =
+        std::max<std::size_t>((std::size_t{32} << 20) / fs.coded_bits, 1);
+    // The device float and hard paths quantize in chunks of about two waves of tiles (and at least
+    // 32 MB of LLRs): there the kernel's waves count, not the link.
+    quantizer_chunk_ = std::min(
         std::max((2 * resident_tiles_ + params_.tiles_per_frame - 1) / params_.tiles_per_frame,
-                 (std::size_t{32} << 20) / fs.coded_bits);
+                 host_chunk),
+        std::max<std::size_t>(setup_.max_batch, 1));
     if (setup_.max_batch > 0)
-      pipeline_.emplace(std::min(chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
+      pipeline_.emplace(std::min(host_chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
   }
 
   void decode_device(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits,
@@ -363,7 +371,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
   // size, so device memory stays bounded whatever the batch.
   device_quantizer& quantizer() {
     require(pipeline_.has_value(), "internal: a stream engine has no batch device paths");
-    if (!quantizer_) quantizer_.emplace(pipeline_->chunk_frames(), setup_.shape.coded_bits);
+    if (!quantizer_) quantizer_.emplace(quantizer_chunk_, setup_.shape.coded_bits);
     return *quantizer_;
   }
 
@@ -376,6 +384,11 @@ class cuda_tiled_engine final : public tiled_device_engine {
         [&](const unsigned char* d_llr, unsigned char* d_bits, std::size_t n, cudaStream_t stream) {
           decode_device(reinterpret_cast<const std::int8_t*>(d_llr), n, d_bits, stream);
         });
+  }
+
+  std::int8_t* host_batch(std::size_t frames) override {
+    host_batch_.reserve(std::max<std::size_t>(frames, 1) * setup_.shape.coded_bits);
+    return reinterpret_cast<std::int8_t*>(host_batch_.get());
   }
 
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
@@ -440,6 +453,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
   cuda::device_buffer<int> phase_base_;
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
   std::optional<cuda::chunk_pipeline> pipeline_;
+  std::size_t quantizer_chunk_ = 1;  // frames per chunk of the device float and hard paths
+  cuda::pinned_buffer host_batch_;   // host_batch()
   std::optional<device_quantizer> quantizer_;
   std::size_t resident_tiles_ = 0;
 };

@@ -274,6 +274,54 @@ TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
   cudaFree(d_bits);
 }
 
+// Page-locked batches (cudaHostAlloc, cudaHostRegister) are copied straight over the link, with no
+// staging and no host wait between chunks (chunk_pipeline.cuh): the same bits as from pageable
+// memory, for page-locked input, output or both, over several chunks and a partial last one.
+TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::none(2);
+  const std::size_t N = 200;
+  auto probe = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, 1u << 18);
+  const std::string text = probe.describe();
+  const std::size_t at = text.find("chunks of ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::size_t chunk = std::stoul(text.substr(at + 10));
+  const std::size_t frames = 2 * chunk + chunk / 3, coded = probe.shape().coded_bits;
+  int8_batch b;  // random LLRs over the whole int8 range (no encoding: it would take seconds)
+  b.llr.resize(frames * coded);
+  std::uint64_t x = 2024;
+  for (auto& v : b.llr) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<std::int8_t>(static_cast<int>((x >> 33) % 256) - 128);
+  }
+  auto plan = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, frames);
+  const auto pageable = decode_on(plan, b.llr, frames);
+
+  std::int8_t* locked_llr = nullptr;
+  std::uint8_t* locked_bits = nullptr;
+  ASSERT_EQ(cudaHostAlloc(&locked_llr, b.llr.size(), cudaHostAllocDefault), cudaSuccess);
+  ASSERT_EQ(cudaHostAlloc(&locked_bits, pageable.size(), cudaHostAllocDefault), cudaSuccess);
+  std::copy(b.llr.begin(), b.llr.end(), locked_llr);
+  std::vector<std::int8_t> registered = b.llr;
+  ASSERT_EQ(cudaHostRegister(registered.data(), registered.size(), cudaHostRegisterDefault),
+            cudaSuccess);
+  std::vector<std::uint8_t> bits(pageable.size());
+  const auto run = [&](const std::int8_t* in, std::uint8_t* out) {
+    std::fill(out, out + pageable.size(), 2);
+    plan.decode(batch_view<std::int8_t>::uniform(in, frames, coded),
+                batch_span<std::uint8_t>::uniform(out, frames, N));
+    return std::vector<std::uint8_t>(out, out + pageable.size());
+  };
+  EXPECT_EQ(run(locked_llr, bits.data()), pageable) << "page-locked input";
+  EXPECT_EQ(run(b.llr.data(), locked_bits), pageable) << "page-locked output";
+  EXPECT_EQ(run(locked_llr, locked_bits), pageable) << "both page-locked";
+  EXPECT_EQ(run(registered.data(), locked_bits), pageable) << "registered input";
+  EXPECT_EQ(cudaHostUnregister(registered.data()), cudaSuccess);
+  cudaFreeHost(locked_llr);
+  cudaFreeHost(locked_bits);
+}
+
 // Many short frames (802.11 / LTE control-channel sizes) and one long frame in a few thousand
 // tiles; float and hard inputs go through the same quantizer as on the CPU.
 TEST(ConvCuda, ShortFrameBatchesLongFramesAndEveryInputKind) {
