@@ -1,9 +1,9 @@
 // Host batches through the GPU in chunks of frames, two lanes at a time: chunk c runs on lane
 // c mod 2 (its own stream and device buffers), so while one lane's kernel runs, the other lane's
 // copies move over the link. Memory is bounded by the chunk size, whatever the batch; a batch of
-// fewer than four chunks is cut into four. A family's
-// engine gives the bytes each frame carries in and out and a launch function; the pipeline does
-// the rest.
+// fewer than four chunks is cut into four. A family's engine gives the bytes each frame carries
+// in and out and a launch function; the pipeline does the rest.
+//
 // Where the copies run from. Page-locked caller memory (cudaHostAlloc, cudaHostRegister) is
 // copied straight from and to, at the link's rate, and the host thread only queues work: a lane's
 // stream orders its next chunk's copy behind its last one's, so nothing waits but the end.
