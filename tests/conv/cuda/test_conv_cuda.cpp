@@ -238,27 +238,41 @@ TEST(ConvCuda, DevicePathEqualsHostPath) {
   cudaFree(d_bits);
 }
 
-// A host batch of several chunks (the plan says its chunk size) goes through the two-stream
-// pipeline and gives the bits of one device-path call on the whole batch. Random LLRs: every
-// decision, ties included, is exercised without encoding millions of frames.
-TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
-  SKIP_WITHOUT_GPU();
-  const conv_code code(7, {0171, 0133});
-  const auto pattern = puncture_pattern::none(2);
-  const std::size_t N = 200;
-  auto probe = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, 1u << 18);
+// K = 7 (171,133) rate 1/2 zero-tail frames of 200 bits, as many as `chunks` of the host chunks
+// its CUDA plan names in describe(), of random int8 LLRs over the whole range: every decision, ties
+// included, is exercised without encoding millions of frames.
+struct chunked_batch {
+  conv_code code{7, {0171, 0133}};
+  puncture_pattern pattern = puncture_pattern::none(2);
+  std::size_t N = 200, frames = 0, coded = 0;
+  std::vector<std::int8_t> llr;
+};
+chunked_batch random_chunked_batch(double chunks, std::uint64_t seed) {
+  chunked_batch b;
+  auto probe =
+      tiled_plan(b.code, b.pattern, b.N, termination::zero_tail, {}, backend::cuda, 1u << 18);
   const std::string text = probe.describe();
   const std::size_t at = text.find("chunks of ");
-  ASSERT_NE(at, std::string::npos) << text;
-  const std::size_t chunk = std::stoul(text.substr(at + 10));
-  const std::size_t frames = 2 * chunk + chunk / 2, coded = probe.shape().coded_bits;
-  std::vector<std::int8_t> llr(frames * coded);
-  std::uint64_t x = 12345;
-  for (auto& v : llr) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<std::int8_t>(static_cast<int>((x >> 33) % 255) - 127);
+  if (at == std::string::npos) throw std::runtime_error("no host chunk in: " + text);
+  b.frames =
+      static_cast<std::size_t>(chunks * static_cast<double>(std::stoul(text.substr(at + 10))));
+  b.coded = probe.shape().coded_bits;
+  b.llr.resize(b.frames * b.coded);
+  for (auto& v : b.llr) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<std::int8_t>(static_cast<int>((seed >> 33) % 256) - 128);
   }
-  auto plan = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, frames);
+  return b;
+}
+
+// A host batch of several chunks goes through the two-stream pipeline and gives the bits of one
+// device-path call on the whole batch.
+TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
+  SKIP_WITHOUT_GPU();
+  const chunked_batch b = random_chunked_batch(2.5, 12345);
+  const std::size_t frames = b.frames, coded = b.coded, N = b.N;
+  const std::vector<std::int8_t>& llr = b.llr;
+  auto plan = tiled_plan(b.code, b.pattern, N, termination::zero_tail, {}, backend::cuda, frames);
   const auto host = decode_on(plan, llr, frames);
   std::int8_t* d_llr = nullptr;
   std::uint8_t* d_bits = nullptr;
@@ -279,23 +293,9 @@ TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
 // memory, for page-locked input, output or both, over several chunks and a partial last one.
 TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
   SKIP_WITHOUT_GPU();
-  const conv_code code(7, {0171, 0133});
-  const auto pattern = puncture_pattern::none(2);
-  const std::size_t N = 200;
-  auto probe = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, 1u << 18);
-  const std::string text = probe.describe();
-  const std::size_t at = text.find("chunks of ");
-  ASSERT_NE(at, std::string::npos) << text;
-  const std::size_t chunk = std::stoul(text.substr(at + 10));
-  const std::size_t frames = 2 * chunk + chunk / 3, coded = probe.shape().coded_bits;
-  int8_batch b;  // random LLRs over the whole int8 range (no encoding: it would take seconds)
-  b.llr.resize(frames * coded);
-  std::uint64_t x = 2024;
-  for (auto& v : b.llr) {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<std::int8_t>(static_cast<int>((x >> 33) % 256) - 128);
-  }
-  auto plan = tiled_plan(code, pattern, N, termination::zero_tail, {}, backend::cuda, frames);
+  const chunked_batch b = random_chunked_batch(2.33, 2024);
+  const std::size_t frames = b.frames, coded = b.coded, N = b.N;
+  auto plan = tiled_plan(b.code, b.pattern, N, termination::zero_tail, {}, backend::cuda, frames);
   const auto pageable = decode_on(plan, b.llr, frames);
 
   std::int8_t* locked_llr = nullptr;
