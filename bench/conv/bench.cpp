@@ -413,9 +413,10 @@ std::string format_table(const bench_result& result, const bench_config& config)
   if (!result.volk) out << "# (VOLK column skipped: gpufec was built without libvolk2-dev)\n";
   if (!result.device.empty()) {
     out << "# CUDA rows on " << result.device
-        << ": host = a host batch of int8 LLRs end to end (copies in and out included), device = "
-           "int8 LLRs in device memory (the decoder alone, CUDA events); ratios to the fast "
-           "decoder (int8, "
+        << ": host = a host batch of int8 LLRs end to end (copies in and out included; "
+           "page-locked host: from and to page-locked memory, copied straight over the link), "
+           "device = int8 LLRs in device memory (the decoder alone, CUDA events); ratios to the "
+           "fast decoder (int8, "
         << result.threads << " threads):\n";
     for (const auto& r : result.rows)
       if (r.backend == "cuda")

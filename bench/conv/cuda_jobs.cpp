@@ -1,6 +1,7 @@
 // The CUDA rows of the conv benchmark (bench/conv/jobs.hpp): plain C++ over the public API, no
-// CUDA headers. Device memory is reached through the CUDA simulation chain, which makes int8 LLRs
-// on the GPU and times the plan's device path with events.
+// CUDA headers (page-locked host memory through gpufec/common/page_locked.hpp). Device memory is
+// reached through the CUDA simulation chain, which makes int8 LLRs on the GPU and times the plan's
+// device path with events.
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -9,6 +10,7 @@
 #include "conv/jobs.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/page_locked.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/simulation.hpp"
 
@@ -73,6 +75,8 @@ std::vector<job> cuda_jobs(const conv_code& code, const puncture_pattern& patter
     decoder_plan plan;
     std::vector<std::int8_t> llr;
     std::vector<std::uint8_t> info, bits;
+    page_locked_vector<std::int8_t> locked_llr;  // the same batch in page-locked memory
+    page_locked_vector<std::uint8_t> locked_bits;
   };
   decoder_options options;
   options.decoder = decoder_kind::tiled;
@@ -80,7 +84,9 @@ std::vector<job> cuda_jobs(const conv_code& code, const puncture_pattern& patter
       decoder_plan(code, pattern, N, termination::zero_tail, options, backend::cuda, batch),
       {},
       {},
-      std::vector<std::uint8_t>(batch * N)});
+      std::vector<std::uint8_t>(batch * N),
+      {},
+      {}});
   const std::size_t n = host->plan.shape().coded_bits;
   require(q.size() == frames * n && info.size() == frames * N && frames > 0,
           "bench: the workload holds ", q.size(), " LLRs and ", info.size(), " bits for ", frames,
@@ -94,22 +100,33 @@ std::vector<job> cuda_jobs(const conv_code& code, const puncture_pattern& patter
                 host->info.begin() + static_cast<std::ptrdiff_t>(f * N));
   }
 
-  std::vector<job> jobs(2);
-  job& on_host = jobs[0];
-  on_host.r = cuda_row(code, pattern, batch, N, host->plan.summary(), "host");
-  on_host.call = [host, batch, n, N] {
-    host->plan.decode(batch_view<std::int8_t>::uniform(host->llr.data(), batch, n),
-                      batch_span<std::uint8_t>::uniform(host->bits.data(), batch, N));
-  };
-  on_host.ber = [host] {
-    std::size_t errors = 0;
-    for (std::size_t i = 0; i < host->bits.size(); ++i) errors += host->bits[i] != host->info[i];
-    return static_cast<double>(errors) / static_cast<double>(host->bits.size());
-  };
-  on_host.state = host;
-  warm_up(on_host.call);
+  host->locked_llr.assign(host->llr.begin(), host->llr.end());
+  host->locked_bits.resize(batch * N);
 
-  job& on_device = jobs[1];
+  // Pageable memory (staged by host copies), then page-locked memory (copied straight over the
+  // link): the same plan and batch.
+  std::vector<job> jobs(3);
+  for (const bool locked : {false, true}) {
+    job& on_host = jobs[locked ? 1 : 0];
+    on_host.r = cuda_row(code, pattern, batch, N, host->plan.summary(),
+                         locked ? "page-locked host" : "host");
+    on_host.call = [host, batch, n, N, locked] {
+      host->plan.decode(batch_view<std::int8_t>::uniform(
+                            locked ? host->locked_llr.data() : host->llr.data(), batch, n),
+                        batch_span<std::uint8_t>::uniform(
+                            locked ? host->locked_bits.data() : host->bits.data(), batch, N));
+    };
+    on_host.ber = [host, locked] {
+      const std::uint8_t* bits = locked ? host->locked_bits.data() : host->bits.data();
+      std::size_t errors = 0;
+      for (std::size_t i = 0; i < host->info.size(); ++i) errors += bits[i] != host->info[i];
+      return static_cast<double>(errors) / static_cast<double>(host->info.size());
+    };
+    on_host.state = host;
+    warm_up(on_host.call);
+  }
+
+  job& on_device = jobs[2];
   on_device.r = cuda_row(code, pattern, batch, N, host->plan.summary(), "device");
   on_device.timed = [chain, batch] {
     chain->outcomes.assign(batch, {});

@@ -30,10 +30,12 @@ struct job {
 // - "host": a CUDA plan on a host batch of int8 LLRs (the workload's `frames` frames `q` and
 //   their bits `info`, repeated to fill the batch), timed end to end: the copy in, the kernel,
 //   the copy back;
+// - "page-locked host": the same from and to page-locked memory (gpufec/common/page_locked.hpp),
+//   which the plan copies straight over the link instead of staging it by host copies;
 // - "device": int8 LLRs made on the GPU by the CUDA simulation chain (conv::sim_family, BPSK/AWGN
 //   at config.ebn0_db, seed config.seed), decoded in device memory by the plan's device path and
 //   timed by the chain's CUDA events around the decoder alone.
-// Both take the frames of one CUDA chain step (about 2^24 LLRs). `device` receives the GPU name.
+// All take the frames of one CUDA chain step (about 2^24 LLRs). `device` receives the GPU name.
 // Throws backend_unavailable without CUDA or a device.
 std::vector<job> cuda_jobs(const conv_code& code, const puncture_pattern& pattern,
                            const bench_config& config, std::span<const std::int8_t> q,

@@ -109,8 +109,9 @@ class decoder_plan {
   // shape().info_bits, as many frames as received, at most max_batch. Throws invalid_argument
   // for wrong sizes or a ragged or device view, and for a NaN or infinite LLR (naming the frame
   // and the position; no frame's output is then to be trusted). On a CUDA plan, int8 LLRs and
-  // bits in page-locked memory (cudaHostAlloc, cudaHostRegister) are copied straight over the
-  // link, about 2.5x the rate of pageable memory, which host copies stage (docs/conv.md).
+  // bits in page-locked memory (page_locked_vector, gpufec/common/page_locked.hpp, or the
+  // caller's cudaHostAlloc, cudaHostRegister) are copied straight over the link, about 2.5x the
+  // rate of pageable memory, which host copies stage (docs/conv.md).
   void decode(batch_view<float> received, batch_span<std::uint8_t> bits);
   void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits);
   // Hard decisions: 0/1 per coded bit (any non-zero value is 1).

@@ -9,6 +9,7 @@
 
 #include "conv/conv_test_util.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/page_locked.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/tiling.hpp"
 
@@ -288,7 +289,8 @@ TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
   cudaFree(d_bits);
 }
 
-// Page-locked batches (cudaHostAlloc, cudaHostRegister) are copied straight over the link, with no
+// Page-locked batches (cudaHostAlloc, cudaHostRegister, page_locked_vector) are copied straight
+// over the link, with no
 // staging and no host wait between chunks (chunk_pipeline.cuh): the same bits as from pageable
 // memory, for page-locked input, output or both, over several chunks and a partial last one.
 TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
@@ -317,6 +319,10 @@ TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
   EXPECT_EQ(run(b.llr.data(), locked_bits), pageable) << "page-locked output";
   EXPECT_EQ(run(locked_llr, locked_bits), pageable) << "both page-locked";
   EXPECT_EQ(run(registered.data(), locked_bits), pageable) << "registered input";
+  page_locked_vector<std::int8_t> vector_llr(b.llr.begin(), b.llr.end());
+  page_locked_vector<std::uint8_t> vector_bits(pageable.size());
+  EXPECT_TRUE(is_page_locked(vector_llr.data()) && is_page_locked(vector_bits.data()));
+  EXPECT_EQ(run(vector_llr.data(), vector_bits.data()), pageable) << "page_locked_vector";
   EXPECT_EQ(cudaHostUnregister(registered.data()), cudaSuccess);
   cudaFreeHost(locked_llr);
   cudaFreeHost(locked_bits);

@@ -183,8 +183,8 @@ TEST_F(ConvCudaCli, DecodeCudaEqualsCpuTiled) {
   EXPECT_NE(r.output.find("decoder reference runs on the CPU only"), std::string::npos) << r.output;
 }
 
-// bench conv --backend cuda: the CPU rows and, per code and rate, a host and a device CUDA row
-// with their tile, kernel and ratio to the fast decoder.
+// bench conv --backend cuda: the CPU rows and, per code and rate, a host, a page-locked host and a
+// device CUDA row with their tile, kernel and ratio to the fast decoder.
 TEST_F(ConvCudaCli, BenchWritesCudaRowsBesideTheCpuRows) {
   SKIP_WITHOUT_GPU();
   const auto r = run_cli(
@@ -195,7 +195,7 @@ TEST_F(ConvCudaCli, BenchWritesCudaRowsBesideTheCpuRows) {
   EXPECT_NE(r.output.find("CUDA rows on"), std::string::npos) << r.output;
   const auto j = read_json(path("bench.json"));
   EXPECT_EQ(j["cuda_device"], cuda_devices().front().name);
-  std::size_t cpu = 0, host = 0, device = 0;
+  std::size_t cpu = 0, host = 0, locked = 0, device = 0;
   for (const auto& row : j["rows"]) {
     EXPECT_GT(row["mbps"].get<double>(), 0) << row.dump();
     if (row["backend"] == "cpu") {
@@ -209,11 +209,14 @@ TEST_F(ConvCudaCli, BenchWritesCudaRowsBesideTheCpuRows) {
     EXPECT_GT(row["vs_cpu_fast_int8_all_threads"].get<double>(), 0) << row.dump();
     EXPECT_LT(row["ber"].get<double>(), 1e-2) << row.dump();  // 4 dB: a working decoder
     const std::string decoder = row["decoder"];
-    host += decoder.find("host") != std::string::npos;
+    const bool page_locked = decoder.find("page-locked host") != std::string::npos;
+    locked += page_locked;
+    host += !page_locked && decoder.find("host") != std::string::npos;
     device += decoder.find("device") != std::string::npos;
   }
   EXPECT_GE(cpu, 6u);  // reference, fast float and fast int8 per rate at least
   EXPECT_EQ(host, 2u);
+  EXPECT_EQ(locked, 2u);
   EXPECT_EQ(device, 2u);
 }
 
