@@ -290,9 +290,9 @@ TEST(ConvCuda, HostBatchesOfSeveralChunksEqualTheDevicePath) {
 }
 
 // Page-locked batches (cudaHostAlloc, cudaHostRegister, page_locked_vector) are copied straight
-// over the link, with no
-// staging and no host wait between chunks (chunk_pipeline.cuh): the same bits as from pageable
-// memory, for page-locked input, output or both, over several chunks and a partial last one.
+// over the link, with no staging and no host wait between chunks (chunk_pipeline.cuh): the same
+// bits as from pageable memory, for page-locked input, output or both, over several chunks and a
+// partial last one.
 TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
   SKIP_WITHOUT_GPU();
   const chunked_batch b = random_chunked_batch(2.33, 2024);
