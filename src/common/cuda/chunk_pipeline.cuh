@@ -21,6 +21,7 @@
 #include "common/cuda/pinned_buffer.cuh"
 #include "common/cuda/stream.cuh"
 #include "common/host_copy.hpp"
+#include "gpufec/common/page_locked.hpp"
 
 namespace gpufec::cuda {
 
@@ -106,15 +107,8 @@ class chunk_pipeline {
   // Whether [p, p + bytes) is page-locked host memory, judged by its first and last bytes (a range
   // that only begins or ends in a registration is staged).
   static bool page_locked(const void* p, std::size_t bytes) {
-    const auto locked = [](const void* q) {
-      cudaPointerAttributes a{};
-      if (cudaPointerGetAttributes(&a, q) != cudaSuccess) {
-        (void)cudaGetLastError();  // not a pointer CUDA knows: pageable
-        return false;
-      }
-      return a.type == cudaMemoryTypeHost;
-    };
-    return bytes > 0 && locked(p) && locked(static_cast<const unsigned char*>(p) + bytes - 1);
+    return bytes > 0 && is_page_locked(p) &&
+           is_page_locked(static_cast<const unsigned char*>(p) + bytes - 1);
   }
 
   static constexpr std::size_t kLeastChunks = 4;
