@@ -29,6 +29,7 @@
 
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/page_locked.hpp"
 #include "gpufec/common/philox.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/encoder.hpp"
@@ -170,26 +171,11 @@ struct measured {
   std::string plan;
 };
 
-// Page-locked host memory (cudaHostAlloc), freed on scope exit.
-struct pinned_bytes {
-  void* p = nullptr;
-  explicit pinned_bytes(std::size_t bytes) {
-    check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
-  }
-  ~pinned_bytes() { cudaFreeHost(p); }
-  pinned_bytes(const pinned_bytes&) = delete;
-  pinned_bytes& operator=(const pinned_bytes&) = delete;
-  template <class T>
-  T* as() const {
-    return static_cast<T*>(p);
-  }
-};
-
 // The link's floor for a batch from host memory: decoded Gb/s if nothing but the two copies ran,
 // the LLRs to the device and the bits back, at once on two streams from and to page-locked memory
 // (CUDA events, median).
-double link_floor_gbps(const workload& w, const pinned_bytes& llr, const pinned_bytes& bits,
-                       int repeats, cudaStream_t stream) {
+double link_floor_gbps(const workload& w, const page_locked_vector<std::int8_t>& llr,
+                       page_locked_vector<std::uint8_t>& bits, int repeats, cudaStream_t stream) {
   cudaStream_t other;
   cudaEvent_t fork, join;
   check(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -198,11 +184,9 @@ double link_floor_gbps(const workload& w, const pinned_bytes& llr, const pinned_
   const double seconds = median_gpu_seconds(repeats, stream, [&] {
     check(cudaEventRecord(fork, stream), "cudaEventRecord");
     check(cudaStreamWaitEvent(other, fork), "cudaStreamWaitEvent");
-    check(cudaMemcpyAsync(w.d_llr, llr.as<std::int8_t>(), w.llr.size(), cudaMemcpyHostToDevice,
-                          stream),
+    check(cudaMemcpyAsync(w.d_llr, llr.data(), w.llr.size(), cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync");
-    check(cudaMemcpyAsync(bits.as<std::uint8_t>(), w.d_bits, w.info.size(), cudaMemcpyDeviceToHost,
-                          other),
+    check(cudaMemcpyAsync(bits.data(), w.d_bits, w.info.size(), cudaMemcpyDeviceToHost, other),
           "cudaMemcpyAsync");
     check(cudaEventRecord(join, other), "cudaEventRecord");
     check(cudaStreamWaitEvent(stream, join), "cudaStreamWaitEvent");
@@ -261,10 +245,12 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
              1e9;
     };
     m.host_gbps = from_host(w.llr.data(), bits.data());
-    const pinned_bytes locked_llr(w.llr.size()), locked_bits(w.info.size());
-    std::copy(w.llr.begin(), w.llr.end(), locked_llr.as<std::int8_t>());
-    m.pinned_gbps = from_host(locked_llr.as<std::int8_t>(), locked_bits.as<std::uint8_t>());
-    require_equal_bits(bits, locked_bits.as<std::uint8_t>());
+    page_locked_vector<std::int8_t> locked_llr(w.llr.begin(), w.llr.end());
+    page_locked_vector<std::uint8_t> locked_bits(w.info.size());
+    if (!is_page_locked(locked_llr.data()) || !is_page_locked(locked_bits.data()))
+      throw std::runtime_error("the pinned column needs page-locked memory, which was refused");
+    m.pinned_gbps = from_host(locked_llr.data(), locked_bits.data());
+    require_equal_bits(bits, locked_bits.data());
     m.link_gbps = link_floor_gbps(w, locked_llr, locked_bits, repeats, stream);
   }
   return m;

@@ -12,6 +12,7 @@
 #include "conv/llr_input.hpp"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/page_locked.hpp"
 
 namespace gpufec::conv {
 
@@ -42,6 +43,22 @@ class plan_engine {
   std::vector<tiled_decoder> tiled;                  // one per thread
   std::vector<std::vector<std::int8_t>> int8_frame;  // one per thread: a frame made int8 (tiled)
   std::unique_ptr<tiled_device_engine> device;       // CUDA
+  // CUDA, host batches made int8 (float, hard): page-locked, so that the engine copies them
+  // straight over the link, up to kMostLockedBatch bytes; a larger batch in ordinary memory,
+  // which the engine stages (locking gigabytes would take them from the rest of the machine).
+  static constexpr std::size_t kMostLockedBatch = std::size_t{256} << 20;
+  page_locked_vector<std::int8_t> locked_batch;
+  std::vector<std::int8_t> large_batch;
+
+  // Room for `bytes` of int8 LLRs, per the rule above.
+  std::int8_t* int8_batch(std::size_t bytes) {
+    if (bytes > kMostLockedBatch) {
+      large_batch.resize(bytes);
+      return large_batch.data();
+    }
+    if (locked_batch.size() < bytes) locked_batch.resize(bytes);
+    return locked_batch.data();
+  }
 };
 
 namespace {
@@ -246,11 +263,10 @@ template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
   if (e.device) {
-    // The batch made int8 on the host (frames in parallel) into the engine's page-locked memory,
-    // then copied straight to the device, decoded and copied back.
+    // The batch made int8 on the host (frames in parallel), then copied, decoded and copied back.
     if (!frames) return;
     const std::size_t coded = e.int8_frame[0].size();
-    std::int8_t* batch = e.device->host_batch(frames);
+    std::int8_t* batch = e.int8_batch(frames * coded);
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto in = fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]);
       std::copy(in.begin(), in.end(), batch + f * coded);

@@ -48,10 +48,6 @@ class tiled_device_engine {
   // The same from and to host memory (at most max_batch frames), through the engine's own device
   // buffers; returns when the bits are in `bits`.
   virtual void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) = 0;
-  // Host memory for `frames` frames of int8 LLRs (stride shape.coded_bits), the engine's, valid
-  // until the next call; page-locked unless very large: the plan's float and hard host paths
-  // quantize into it, so that decode_host copies it straight over the link instead of staging it.
-  virtual std::int8_t* host_batch(std::size_t frames) = 0;
   // Float LLRs in device memory, quantized on the device exactly as the host float path does
   // (quantize_llrs with `fixed_scale`, or 0: auto_llr_scale per frame, the same sums in the same
   // order), then decoded; in chunks through the engine's scratch. Waits for the stream and throws

@@ -386,18 +386,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
         });
   }
 
-  // Page-locked up to kMostPinnedBatch bytes; a larger batch is pageable memory, which the
-  // pipeline stages (page-locking gigabytes would take them from the rest of the machine).
-  std::int8_t* host_batch(std::size_t frames) override {
-    const std::size_t bytes = std::max<std::size_t>(frames, 1) * setup_.shape.coded_bits;
-    if (bytes > kMostPinnedBatch) {
-      pageable_batch_.resize(bytes);
-      return pageable_batch_.data();
-    }
-    host_batch_.reserve(bytes);
-    return reinterpret_cast<std::int8_t*>(host_batch_.get());
-  }
-
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   std::string describe() const override {
@@ -461,9 +449,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
   std::optional<cuda::chunk_pipeline> pipeline_;
   std::size_t quantizer_chunk_ = 1;  // frames per chunk of the device float and hard paths
-  static constexpr std::size_t kMostPinnedBatch = std::size_t{256} << 20;
-  cuda::pinned_buffer host_batch_;           // host_batch()
-  std::vector<std::int8_t> pageable_batch_;  // host_batch() beyond kMostPinnedBatch
   std::optional<device_quantizer> quantizer_;
   std::size_t resident_tiles_ = 0;
 };
