@@ -138,12 +138,13 @@ TEST(ConvCudaStream, BadStreamsAsOnTheCpu) {
 }
 
 // Float LLRs and hard bits in device memory == the host paths, bit for bit: auto scale (frames
-// of several sum blocks, a length not a multiple of 4) and a fixed scale; NaN named as on the host.
+// of several sum blocks, lengths that are and are not multiples of 4: the float4 kernels and the
+// others) and a fixed scale; NaN named as on the host, the lowest index of its frame.
 TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
   SKIP_WITHOUT_GPU();
   const conv_code code(7, {0171, 0133});
   for (const auto& pattern : {puncture_pattern::none(2), puncture_pattern::parse("3/4", 2)})
-    for (const std::size_t N : {std::size_t{3001}, std::size_t{200}})
+    for (const std::size_t N : {std::size_t{3001}, std::size_t{4094}, std::size_t{200}})
       for (const double scale : {0.0, 7.25}) {
         SCOPED_TRACE(pattern.to_string() + ", N " + std::to_string(N) + ", scale " +
                      std::to_string(scale));
@@ -189,9 +190,11 @@ TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
         CHECK_CUDA(cudaStreamSynchronize(stream));
         CHECK_CUDA(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost));
         EXPECT_EQ(device, host_hard) << "hard";
-        // A NaN in frame 20 and an infinity in frame 30: frame 20 is named, as on the host.
+        // A NaN in frame 20 (an infinity after it, in the same four) and an infinity in frame
+        // 30: frame 20's NaN is named, as on the host.
         const float nan = std::nanf(""), inf = INFINITY;
         CHECK_CUDA(cudaMemcpy(d_llr + 20 * n + 17, &nan, 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaMemcpy(d_llr + 20 * n + 18, &inf, 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(d_llr + 30 * n + 3, &inf, 4, cudaMemcpyHostToDevice));
         try {
           plan.decode(batch_view<float>::uniform(d_llr, frames, n, memory_space::device), d_out,
