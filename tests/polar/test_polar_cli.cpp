@@ -437,10 +437,11 @@ TEST_F(PolarCli, CudaKernelOptionsOutsideTheirPlaceAreABadCommandLine) {
   }
 }
 
+// The CPU rows (--backend cpu: on a machine with a GPU the CUDA rows would come between them).
 TEST_F(PolarCli, BenchMeasuresReferenceAndFastPathsIntoJson) {
   const auto r = run_cli(
       "bench polar --N 64 --frames 64 --repeats 1 --bp-update minsum --iters "
-      "4 --threads 1 --seed 2 --json " +
+      "4 --threads 1 --seed 2 --backend cpu --json " +
       path("bench.json"));
   ASSERT_EQ(r.status, 0) << r.output;
   const auto j = nlohmann::json::parse(read_all(path("bench.json")));
