@@ -91,8 +91,9 @@ __global__ void llr_block_sums4_kernel(const float* llr, frames_view v,
 // the block sums of blocks l, l + 32, ... (each (a0 + a1) + (a2 + a3) in double, plus the block's
 // last n mod 4 values), and lane 0 adds the 32 lanes' results of each round in block order, the
 // host's order; the scale is 31.75 / (sum / n) (1 when the sum is 0), or the fixed scale, as
-// float, the type the host quantizer takes. (A thread per frame waited on one partial's load per
-// block, in turn: about 130 us for 64 frames of 512 blocks.)
+// float, the type the host quantizer takes. (A thread per frame waited on each block's partial
+// in turn; with this kernel and the float4 ones the quantizer of 64 frames of 2^21 values went
+// from about 615 to 515 us on an H200, the scale's part now 25 us.)
 __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* partial,
                                  double fixed_scale, float* scale) {
   const unsigned lane = threadIdx.x % 32;
@@ -207,8 +208,7 @@ void device_quantizer::quantize(const float* llr, std::size_t count, std::size_t
     return static_cast<unsigned>(std::min<std::size_t>((items + threads - 1) / threads, 65535));
   };
   if (quads) {
-    // Blocks of 32 sum blocks: a frame of 2^21 values has 512 (about four blocks of 128 per SM
-    // for 64 frames had left half the SMs with one block, half with two).
+    // Blocks of one warp (64 threads, or the loop unrolled 16 or 32 deep, measured the same).
     llr_block_sums4_kernel<<<dim3(columns(blocks_, 32), frame_rows), 32, 0, stream>>>(
         llr, v, frame_base, partial_.get(), bad_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("llr_block_sums4_kernel");
