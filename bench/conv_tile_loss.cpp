@@ -9,7 +9,10 @@
 // The interval is the ratio's 95% interval from the per-frame paired differences (errors come in
 // bursts, so frames, not bits, are the independent units).
 //
-//   conv_tile_loss [--quick] [--json FILE]
+// --K 9 measures K = 9 (561,753) at rate 1/2 instead, over the shapes around today's default for
+// K >= 8 and the planned four-lane register kernel's (whole cycles of 6 stages: docs/conv.md).
+//
+//   conv_tile_loss [--quick] [--K 7|9] [--json FILE]
 #include <omp.h>
 
 #include <algorithm>
@@ -102,19 +105,75 @@ double sum(const std::vector<double>& v) {
   return s;
 }
 
+// K = 7: Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
+std::vector<tile_shape> k7_shapes(const conv_code& code, const puncture_pattern& pattern,
+                                  std::size_t D, std::vector<std::string>& table) {
+  std::vector<tile_shape> shapes;
+  for (std::size_t v : {10, 20, 30, 40, 50})
+    for (std::size_t f : {32, 64, 128, 256, 512}) {
+      const std::size_t v2 = pattern.punctures() ? 2 * v : v;
+      shapes.push_back({f, v2, v2, 0});
+      table.push_back("f x v2");
+    }
+  for (std::size_t v : {25, 35, 45})
+    for (std::size_t f0 : {8, 16, 32, 64}) {
+      const std::size_t v2 = pattern.punctures() ? 2 * v : v;
+      shapes.push_back({256, D, v2, f0});
+      table.push_back("v2 x f0");
+    }
+  for (std::size_t v1 : {std::size_t{0}, D / 4, D / 2, D}) {
+    shapes.push_back({256, v1, D, 0});
+    table.push_back("v1");
+  }
+  // The shape a plan takes by default (the CUDA register kernel's), and the fastest of
+  // conv_cuda_bench's tile sweep (f = 264, f0 = 30) with the same overlaps.
+  const tile_shape standard = default_tile_shape(code, pattern);
+  shapes.push_back(standard);
+  table.push_back("default");
+  shapes.push_back({264, standard.v1, standard.v2, 30});
+  table.push_back("default");
+  return shapes;
+}
+
+// K = 9 rate 1/2: the default tile for K >= 8 and shapes of whole 6-stage cycles around the planned
+// four-lane register kernel's default (f = 16 f0, v = D rounded up to whole cycles).
+std::vector<tile_shape> k9_shapes(std::size_t D, std::vector<std::string>& table) {
+  std::vector<tile_shape> shapes;
+  const std::size_t v = (D + 5) / 6 * 6;
+  shapes.push_back({256, D, D, 0});
+  table.push_back("K>=8 default");
+  for (const std::size_t f0 : {30, 66}) {
+    shapes.push_back({16 * f0, v, v, f0});
+    table.push_back("lanes");
+  }
+  for (const std::size_t v2 : {36, 42, 54, 60}) {
+    shapes.push_back({1056, v, v2, 66});
+    table.push_back("lanes, v2");
+  }
+  return shapes;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  int K = 7;
+  const auto own = [&](std::string_view flag, std::string_view value) {
+    if (flag != "--K") return false;
+    if (value != "7" && value != "9") throw gpufec::bench::bad_option("--K: 7 or 9");
+    K = value == "9" ? 9 : 7;
+    return true;
+  };
   return gpufec::bench::run_program(
-      argc, argv, "conv_tile_loss", "[--quick] [--json FILE]", gpufec::bench::no_own_options,
-      [](const gpufec::bench::program_options& program) {
+      argc, argv, "conv_tile_loss", "[--quick] [--K 7|9] [--json FILE]", own,
+      [&](const gpufec::bench::program_options& program) {
         const bool quick = program.quick;
-        const conv_code code(7, {0171, 0133});
+        const conv_code code = K == 9 ? conv_code(9, {0561, 0753}) : conv_code(7, {0171, 0133});
         const std::size_t N = 4096;
         const std::size_t scale = quick ? 1 : 12;
         // Eb/N0 where ML decoding of int8 LLRs makes a BER of a few 1e-4 (docs/conv.md).
-        const std::vector<point_setup> points = {{"1/2", 3.0, 150 * scale},
-                                                 {"3/4", 4.0, 150 * scale}};
+        const std::vector<point_setup> points =
+            K == 9 ? std::vector<point_setup>{{"1/2", 2.5, 150 * scale}}
+                   : std::vector<point_setup>{{"1/2", 3.0, 150 * scale}, {"3/4", 4.0, 150 * scale}};
         nlohmann::json out = {{"code", code.to_string()},
                               {"frame_bits", N},
                               {"termination", "zero"},
@@ -125,42 +184,20 @@ int main(int argc, char** argv) {
           const auto pattern = puncture_pattern::standard(point.rate, 2);
           const std::size_t D = default_traceback_depth(code, pattern);
           // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
-          std::vector<tile_shape> shapes;
           std::vector<std::string> table;
-          for (std::size_t v : {10, 20, 30, 40, 50})
-            for (std::size_t f : {32, 64, 128, 256, 512}) {
-              const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
-              shapes.push_back({f, v2, v2, 0});
-              table.push_back("f x v2");
-            }
-          for (std::size_t v : {25, 35, 45})
-            for (std::size_t f0 : {8, 16, 32, 64}) {
-              const std::size_t v2 = point.rate == "1/2" ? v : 2 * v;
-              shapes.push_back({256, D, v2, f0});
-              table.push_back("v2 x f0");
-            }
-          for (std::size_t v1 : {std::size_t{0}, D / 4, D / 2, D}) {
-            shapes.push_back({256, v1, D, 0});
-            table.push_back("v1");
-          }
-          // The shape a plan takes by default (the CUDA register kernel's), and the fastest of
-          // conv_cuda_bench's tile sweep (f = 264, f0 = 30) with the same overlaps.
-          const tile_shape standard = default_tile_shape(code, pattern);
-          shapes.push_back(standard);
-          table.push_back("default");
-          shapes.push_back({264, standard.v1, standard.v2, 30});
-          table.push_back("default");
+          const std::vector<tile_shape> shapes =
+              K == 9 ? k9_shapes(D, table) : k7_shapes(code, pattern, D, table);
           const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
           const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
           const double bits = static_cast<double>(N * point.frames);
           const double ber_low = sum(low.ml) / bits, ber_ml = sum(e.ml) / bits;
           const double slope = std::log10(ber_low / ber_ml) / 0.5;  // decades per dB
           std::printf(
-              "\nK=7 (171,133) rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
+              "\n%s rate %s, zero-tail frames of %zu bits, %zu frames; ML BER %.3e "
               "at %g dB, %.3e at %g dB: slope %.2f decades/dB\n",
-              point.rate.c_str(), N, point.frames, ber_ml, point.ebn0, ber_low, point.ebn0 - 0.5,
-              slope);
-          std::printf("%8s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
+              code.to_string().c_str(), point.rate.c_str(), N, point.frames, ber_ml, point.ebn0,
+              ber_low, point.ebn0 - 0.5, slope);
+          std::printf("%12s | %22s | %9s | %10s | %13s | %8s | %8s\n", "table", "tile", "BER",
                       "BER / ML", "95% interval", "loss dB", "overhead");
           nlohmann::json rows = nlohmann::json::array();
           for (std::size_t s = 0; s < shapes.size(); ++s) {
@@ -177,7 +214,7 @@ int main(int argc, char** argv) {
             const double loss = std::log10(ratio) / slope;
             const tile_shape& sh = shapes[s];
             const double overhead = static_cast<double>(sh.stages()) / static_cast<double>(sh.f);
-            std::printf("%8s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n",
+            std::printf("%12s | %22s | %9.3e | %10.3f | %6.3f-%6.3f | %8.4f | %8.2f\n",
                         table[s].c_str(), sh.to_string().c_str(), sum(t) / bits, ratio, lo, hi,
                         loss, overhead);
             std::fflush(stdout);
