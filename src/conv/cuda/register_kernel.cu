@@ -12,10 +12,12 @@ namespace {
 template <class Spec>
 register_kernel_entry entry_of() {
   register_kernel_entry e;
-  e.K = Spec::K;
+  e.K = Spec::code_K;
   e.beta = Spec::beta;
   for (int b = 0; b < Spec::beta; ++b) e.polynomials.push_back(Spec::poly(b));
   e.words = Spec::words;
+  e.lanes = Spec::lanes;
+  e.cycle = Spec::phases;
   e.kernel[0] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, false>);
   e.kernel[1] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, true>);
   e.labels_match = [](const conv_code& code) {
@@ -29,11 +31,14 @@ register_kernel_entry entry_of() {
 }
 
 // The common feedforward codes: K = 7 (171,133) of DVB-S, 802.11 and CCSDS; its rate 1/3 form
-// (133,171,165) of LTE; K = 5 (23,35); K = 3 (7,5), the smallest (tests).
+// (133,171,165) of LTE; K = 9 (561,753) and (557,663,711) of UMTS and IS-95, on four lanes per
+// tile; K = 5 (23,35); K = 3 (7,5), the smallest (tests).
 const std::vector<register_kernel_entry>& table() {
   static const std::vector<register_kernel_entry> entries{
       entry_of<regs::code_spec<7, 2, 0171, 0133>>(),
       entry_of<regs::code_spec<7, 3, 0133, 0171, 0165>>(),
+      entry_of<regs::lane_spec<2, 0561, 0753>>(),
+      entry_of<regs::lane_spec<3, 0557, 0663, 0711>>(),
       entry_of<regs::code_spec<5, 2, 023, 035>>(),
       entry_of<regs::code_spec<3, 2, 07, 05>>(),
   };

@@ -15,7 +15,9 @@ namespace gpufec::conv::detail {
 struct register_kernel_entry {
   int K = 0, beta = 0;
   std::vector<std::uint32_t> polynomials;
-  int words = 0;                               // survivor words per stage
+  int words = 0;                               // survivor words per stage and thread
+  int lanes = 1;                               // threads per tile (4: lane_spec, K = 9)
+  int cycle = 0;                               // stages per cycle: tile shapes are whole cycles
   const void* kernel[2] = {nullptr, nullptr};  // [punctured]
   bool (*labels_match)(const conv_code&) = nullptr;
 };

@@ -135,4 +135,38 @@ __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots,
   tr.trace(start, slot, state);
 }
 
+// The four-lane kernel's traceback (lane_spec, register_layout.cuh): one thread walks a subframe
+// back through the rings of its tile's four lanes (`rows`: lane 0's ring, the others
+// `lane_stride` words apart), keeping the whole 8-bit state. A step through stage t (k = t mod
+// 6 of its cycle) finds the lane holding the state after it (the state's bits k + 1, k + 2), its
+// slot (the other six bits XOR the lane's mask after stage k), the slot's register and half at
+// layout phase (k + 1) mod 6, reads the stored bit (1: the slot without bit 5, the "lower"
+// physical predecessor) and turns the predecessor's slot back into a state with the mask before
+// stage k. The predecessor's top bit is the input bit of position t - 8. One byte per bit; the
+// state the walk starts from gives positions start - 1 .. start - 8.
+template <class Spec>
+__device__ __noinline__ void trace_lanes(const unsigned* rows, unsigned lane_stride, int ring_slots,
+                                         int slot, int start, int a, int limit, unsigned state,
+                                         std::uint8_t* out) {
+  constexpr int P = Spec::phases, W = Spec::words, back = Spec::code_K - 1;
+  const auto put = [&](int position, unsigned bit) {
+    if (position >= a && position < limit) out[position] = static_cast<std::uint8_t>(bit & 1u);
+  };
+  for (int j = 0; j < back; ++j) put(start - 1 - j, state >> j);
+  unsigned x = state;
+  for (int t = start - 1; t >= a + back; --t) {
+    const int k = t % P, q = (k + 1) % P;
+    const unsigned lane = (x >> (k + 1)) & 3u;
+    const unsigned y = (x & ((1u << (k + 1)) - 1)) | ((x >> (k + 3)) << (k + 1));
+    const unsigned z = y ^ Spec::mask(k + 1, lane);
+    const unsigned r = (z & ((1u << q) - 1)) | ((z >> (q + 1)) << q), h = (z >> q) & 1u;
+    const unsigned word = rows[lane * lane_stride + static_cast<unsigned>(slot * W) + h];
+    const unsigned lower = (word >> (__brev(r) >> 27)) & 1u;
+    const unsigned predecessor = lower ? z >> 1 : (z >> 1) | 32u;
+    x = insert_lane(predecessor ^ Spec::mask(k, lane), lane, k);
+    put(t - back, x >> (back - 1));
+    slot = slot == 0 ? ring_slots - 1 : slot - 1;
+  }
+}
+
 }  // namespace gpufec::conv::detail::regs
