@@ -38,8 +38,9 @@ using namespace gpufec;
 using namespace gpufec::conv;
 
 struct point_setup {
-  std::string rate;
-  double ebn0 = 0;  // where the losses are measured
+  conv_code code;
+  std::string rate;  // puncture_pattern::standard's name, beta = the code's
+  double ebn0 = 0;   // where the losses are measured
   std::size_t frames = 0;
 };
 
@@ -146,7 +147,7 @@ std::vector<tile_shape> k9_shapes(std::size_t D, std::vector<std::string>& table
     shapes.push_back({16 * f0, v, v, f0});
     table.push_back("lanes");
   }
-  for (const std::size_t v2 : {36, 42, 54, 60}) {
+  for (const std::size_t v2 : {v - 12, v - 6, v + 6, v + 12}) {
     shapes.push_back({1056, v, v2, 66});
     table.push_back("lanes, v2");
   }
@@ -167,21 +168,26 @@ int main(int argc, char** argv) {
       argc, argv, "conv_tile_loss", "[--quick] [--K 7|9] [--json FILE]", own,
       [&](const gpufec::bench::program_options& program) {
         const bool quick = program.quick;
-        const conv_code code = K == 9 ? conv_code(9, {0561, 0753}) : conv_code(7, {0171, 0133});
         const std::size_t N = 4096;
-        const std::size_t scale = quick ? 1 : 12;
+        const std::size_t frames = quick ? 150 : 1800;
         // Eb/N0 where ML decoding of int8 LLRs makes a BER of a few 1e-4 (docs/conv.md).
-        const std::vector<point_setup> points =
-            K == 9 ? std::vector<point_setup>{{"1/2", 2.5, 150 * scale}}
-                   : std::vector<point_setup>{{"1/2", 3.0, 150 * scale}, {"3/4", 4.0, 150 * scale}};
-        nlohmann::json out = {{"code", code.to_string()},
-                              {"frame_bits", N},
+        const conv_code k7(7, {0171, 0133}), k9(9, {0561, 0753}), k9_third(9, {0557, 0663, 0711});
+        std::vector<point_setup> points;
+        if (K == 9) {
+          points.push_back({k9, "1/2", 2.5, frames});
+          points.push_back({k9_third, "1/3", 2.25, frames});
+        } else {
+          points.push_back({k7, "1/2", 3.0, frames});
+          points.push_back({k7, "3/4", 4.0, frames});
+        }
+        nlohmann::json out = {{"frame_bits", N},
                               {"termination", "zero"},
                               {"llr", "int8, per frame: mean |L| -> 31.75"},
                               {"threads", omp_get_max_threads()},
                               {"points", nlohmann::json::array()}};
         for (const auto& point : points) {
-          const auto pattern = puncture_pattern::standard(point.rate, 2);
+          const conv_code& code = point.code;
+          const auto pattern = puncture_pattern::standard(point.rate, code.beta());
           const std::size_t D = default_traceback_depth(code, pattern);
           // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
           std::vector<std::string> table;
@@ -229,7 +235,8 @@ int main(int argc, char** argv) {
                             {"loss_db", loss},
                             {"stages_per_decoded_stage", overhead}});
           }
-          out["points"].push_back({{"rate", point.rate},
+          out["points"].push_back({{"code", code.to_string()},
+                                   {"rate", point.rate},
                                    {"ebn0_db", point.ebn0},
                                    {"frames", point.frames},
                                    {"ml_ber", ber_ml},
