@@ -127,6 +127,13 @@ __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* p
   }
 }
 
+// The host quantizer's level of one value: round-half-even(clamp(L s, -127, 127)), a float
+// product (fast_kernel.cpp, quantize_llrs).
+__device__ __forceinline__ std::int8_t quantized(float llr, float scale) {
+  return static_cast<std::int8_t>(
+      __float2int_rn(fminf(fmaxf(__fmul_rn(llr, scale), -127.0f), 127.0f)));
+}
+
 // quantize_kernel. Index map: thread g (grid-stride) is value i = g mod n of frame f = g / n:
 // q = round-half-even(clamp(L s_f, -127, 127)), a float product as on the host.
 __global__ void quantize_kernel(const float* llr, frames_view v, const float* scale,
@@ -135,8 +142,7 @@ __global__ void quantize_kernel(const float* llr, frames_view v, const float* sc
   for (unsigned long long g =
            blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x;
        g < values; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x) {
-    const float x = fminf(fmaxf(__fmul_rn(llr[g], scale[g / v.n]), -127.0f), 127.0f);
-    q[g] = static_cast<std::int8_t>(__float2int_rn(x));
+    q[g] = quantized(llr[g], scale[g / v.n]);
   }
 }
 
@@ -150,14 +156,10 @@ __global__ void quantize4_kernel(const float* llr, frames_view v, const float* s
     const float s = scale[f];
     const auto* in = reinterpret_cast<const float4*>(llr + f * v.n);
     auto* out = reinterpret_cast<char4*>(q + f * v.n);
-    const auto level = [s](float x) {
-      return static_cast<signed char>(
-          __float2int_rn(fminf(fmaxf(__fmul_rn(x, s), -127.0f), 127.0f)));
-    };
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < quads;
          i += gridDim.x * blockDim.x) {
       const float4 x = __ldg(in + i);
-      out[i] = char4{level(x.x), level(x.y), level(x.z), level(x.w)};
+      out[i] = char4{quantized(x.x, s), quantized(x.y, s), quantized(x.z, s), quantized(x.w, s)};
     }
   }
 }
@@ -198,7 +200,6 @@ void device_quantizer::clear_error(cudaStream_t stream) {
 
 void device_quantizer::quantize(const float* llr, std::size_t count, std::size_t frame_base,
                                 double fixed_scale, cudaStream_t stream) {
-  std::int8_t* const out = q_.get();
   const frames_view v{count, static_cast<unsigned>(n_), static_cast<unsigned>(blocks_)};
   // Frames of whole fours at an aligned base take the float4 kernels, whose grids are 2D (x: the
   // items of a frame, y: frames; at most 65535 frames per row of the grid, the rest by striding).
@@ -222,12 +223,12 @@ void device_quantizer::quantize(const float* llr, std::size_t count, std::size_t
       llr, v, partial_.get(), fixed_scale, scale_.get());
   GPUFEC_CUDA_CHECK_LAUNCH("llr_scale_kernel");
   if (quads) {
-    quantize4_kernel<<<dim3(columns(n_ / 4, 256), frame_rows), 256, 0, stream>>>(llr, v,
-                                                                                 scale_.get(), out);
+    quantize4_kernel<<<dim3(columns(n_ / 4, 256), frame_rows), 256, 0, stream>>>(
+        llr, v, scale_.get(), q_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("quantize4_kernel");
   } else {
-    quantize_kernel<<<blocks_for(quantize_kernel, count * n_), 256, 0, stream>>>(llr, v,
-                                                                                 scale_.get(), out);
+    quantize_kernel<<<blocks_for(quantize_kernel, count * n_), 256, 0, stream>>>(
+        llr, v, scale_.get(), q_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("quantize_kernel");
   }
 }
