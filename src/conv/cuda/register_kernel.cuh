@@ -358,11 +358,15 @@ struct tile_run {
     const int limit = static_cast<int>(min(static_cast<long long>(b), info_end));
     const int last_slot = (slot == 0 ? static_cast<int>(p.ring) : slot) - 1;
     if constexpr (lanes > 1) {
-      // Subframe s is traced by lane s mod 4, through the rings of all four.
+      // Subframe s is traced by lane s mod 4, through the rings of all four: the group meets
+      // before (the other lanes' decisions are visible) and after (none of them writes its ring
+      // again, in this tile or the next, while the trace reads it).
+      __syncwarp(group_mask);
       if (lane == static_cast<unsigned>(s) % lanes)
         trace_lanes<Spec>(row - lane * ring_row_words(p.ring, W), ring_row_words(p.ring, W),
                           static_cast<int>(p.ring), last_slot, start, a, limit,
                           static_cast<unsigned>(state), out + (first - begin));
+      __syncwarp(group_mask);
     } else {
       trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
                            static_cast<unsigned>(state), out + (first - begin));
