@@ -266,6 +266,16 @@ std::string plan_kernel_line(const workload& w, const tile_shape& tile) {
   return plan.summary().kernel;
 }
 
+// Whether the register kernel is compiled for the workload's code (it refuses the others).
+bool has_register_kernel(const workload& w) {
+  try {
+    plan_kernel_line(w, {});
+    return true;
+  } catch (const invalid_argument&) {
+    return false;
+  }
+}
+
 // The CPU fast decoder on all threads: the same code, pattern, termination and Eb/N0 on frames
 // of at most 4096 bits, enough of them for every thread (it runs frames in parallel, 16 per task),
 // since one thread per long frame would measure the frame count, not the decoder.
@@ -305,7 +315,8 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
                                                "K7 r1/2 200-bit frames",
                                                "K7 r1/2 long batch",
                                                "K7 r2/3",
-                                               "K7 r1/2 float"};
+                                               "K7 r1/2 float",
+                                               "K9 r1/3"};
 
 }  // namespace
 
@@ -392,7 +403,7 @@ int main(int argc, char** argv) {
             {std::string(workload_names[3]), conv_code(5, {023, 035}), none2,
              termination::truncated, long_bits, long_frames, 5.0},
             {std::string(workload_names[4]), conv_code(9, {0561, 0753}), none2,
-             termination::truncated, long_bits, long_frames / 4, 3.5},
+             termination::truncated, long_bits, long_frames, 3.5},
             {std::string(workload_names[5]), conv_code(7, {0171, 0133}), none2,
              termination::zero_tail, 200, short_frames, 4.0},
             // 8 times the first workload's frames: many waves of tiles, so that the last,
@@ -406,6 +417,8 @@ int main(int argc, char** argv) {
             // (per frame, as the host's float path) and decoded.
             {std::string(workload_names[8]), conv_code(7, {0171, 0133}), none2,
              termination::truncated, long_bits, long_frames, 4.0, 1, true},
+            {std::string(workload_names[9]), conv_code(9, {0557, 0663, 0711}),
+             puncture_pattern::none(3), termination::truncated, long_bits, long_frames, 2.5},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
@@ -449,10 +462,10 @@ int main(int argc, char** argv) {
                                      sp.ebn0, sp.replicas, sp.float_llr);
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
-            const bool k9 = sp.code.K() > 7;
-            if (k9 && kernel == cuda_kernel::registers) continue;
+            if (kernel == cuda_kernel::registers && !has_register_kernel(w)) continue;
+            // The shared kernel on its own best shape: short tiles, no subframes.
             const tile_shape tile =
-                kernel == cuda_kernel::registers || k9
+                kernel == cuda_kernel::registers
                     ? default_tile_shape(sp.code, sp.pattern)
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};

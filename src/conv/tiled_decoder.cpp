@@ -49,15 +49,21 @@ tile_shape parse_tile_shape(std::string_view text) {
 }
 
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern) {
-  // Up to K = 7 the CUDA register kernel runs the tiles: long tiles (little overlap per decoded
-  // bit) with subframes of about 64 stages, whose survivors fit its per-thread ring; beyond, the
-  // shared-memory kernel keeps a whole tile's survivors, so tiles stay short. docs/conv.md gives
-  // the BER loss of both against full ML decoding.
+  // Up to K = 7, and at K = 9 on four lanes, the CUDA register kernel runs the tiles: long tiles
+  // (little overlap per decoded bit) with subframes of about 64 stages, whose survivors fit its
+  // per-thread ring; at K = 8 the shared-memory kernel keeps a whole tile's survivors, so tiles
+  // stay short. docs/conv.md gives the BER loss of each against full ML decoding.
   const std::size_t depth = default_traceback_depth(code, pattern);
   if (code.K() <= 7) {  // whole cycles of K-1 stages, which the register kernel needs
     const auto cycle = static_cast<std::size_t>(code.K() - 1);
     const std::size_t f0 = round_up(std::size_t{64}, cycle), v = round_up(depth, cycle);
     return tile_shape{16 * f0, v, v, f0};
+  }
+  if (code.K() == 9) {
+    // The four-lane register kernel's cycles of 6 stages; K = 9 converges more slowly than K = 7:
+    // v2 of 4/3 the depth (rate 1/2: 60 stages, 0.005 dB against 0.021 with 48; docs/conv.md).
+    const std::size_t cycle = 6, f0 = 66;
+    return tile_shape{16 * f0, round_up(depth, cycle), round_up((4 * depth + 2) / 3, cycle), f0};
   }
   return tile_shape{256, depth, depth, 0};
 }

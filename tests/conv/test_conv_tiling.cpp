@@ -237,8 +237,11 @@ TEST(ConvTiling, ShapeTextAndValidation) {
             (tile_shape{1056, 72, 72, 66}));
   EXPECT_EQ(default_tile_shape(conv_code(5, {023, 035}), puncture_pattern::none(2)),
             (tile_shape{1024, 28, 28, 64}));
+  // K = 9: whole 6-stage cycles (the four-lane register kernel), v2 4/3 of the depth 45.
   const conv_code k9(9, {0561, 0753});
-  EXPECT_EQ(default_tile_shape(k9, puncture_pattern::none(2)), (tile_shape{256, 45, 45, 0}));
+  EXPECT_EQ(default_tile_shape(k9, puncture_pattern::none(2)), (tile_shape{1056, 48, 60, 66}));
+  EXPECT_EQ(default_tile_shape(conv_code(8, {0371, 0247}), puncture_pattern::none(2)),
+            (tile_shape{256, 40, 40, 0}));
 }
 
 TEST(ConvTiling, PlanChoosesTheTiledDecoderAndRefusesMisplacedOptions) {

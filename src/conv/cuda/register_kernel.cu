@@ -1,41 +1,21 @@
 // The codes the register kernel is compiled for (register_kernel.cuh), and how the engine finds
-// and launches one. Each code is a template instance (its labels fold into constants); any other
-// code, and any recursive one, runs on the shared-memory kernel (tiled_kernel.cu), which decides
-// the same bits.
+// and launches one. Each code is a template instance (its labels fold into constants) in a
+// translation unit of its own (register_code_*.cu); any other code, and any recursive one, runs on
+// the shared-memory kernel (tiled_kernel.cu), which decides the same bits.
 #include "common/cuda/check.cuh"
-#include "conv/cuda/register_kernel.cuh"
 #include "conv/cuda/register_table.hpp"
+#include "gpufec/common/error.hpp"
 
 namespace gpufec::conv::detail {
 namespace {
 
-template <class Spec>
-register_kernel_entry entry_of() {
-  register_kernel_entry e;
-  e.K = Spec::K;
-  e.beta = Spec::beta;
-  for (int b = 0; b < Spec::beta; ++b) e.polynomials.push_back(Spec::poly(b));
-  e.words = Spec::words;
-  e.kernel[0] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, false>);
-  e.kernel[1] = reinterpret_cast<const void*>(&regs::register_viterbi_kernel<Spec, true>);
-  e.labels_match = [](const conv_code& code) {
-    const unsigned S = code.states();
-    for (unsigned s = 0; s < S; ++s)
-      for (unsigned w = 0; w < 2; ++w)
-        if (Spec::label(s, w) != code.label(s, w)) return false;
-    return true;
-  };
-  return e;
-}
-
 // The common feedforward codes: K = 7 (171,133) of DVB-S, 802.11 and CCSDS; its rate 1/3 form
-// (133,171,165) of LTE; K = 5 (23,35); K = 3 (7,5), the smallest (tests).
+// (133,171,165) of LTE; K = 9 (561,753) and (557,663,711) of UMTS and IS-95, on four lanes per
+// tile; K = 5 (23,35); K = 3 (7,5), the smallest (tests).
 const std::vector<register_kernel_entry>& table() {
   static const std::vector<register_kernel_entry> entries{
-      entry_of<regs::code_spec<7, 2, 0171, 0133>>(),
-      entry_of<regs::code_spec<7, 3, 0133, 0171, 0165>>(),
-      entry_of<regs::code_spec<5, 2, 023, 035>>(),
-      entry_of<regs::code_spec<3, 2, 07, 05>>(),
+      register_code_k7_171_133(),     register_code_k7_133_171_165(), register_code_k9_561_753(),
+      register_code_k9_557_663_711(), register_code_k5_23_35(),       register_code_k3_7_5(),
   };
   return entries;
 }

@@ -49,10 +49,11 @@ constexpr unsigned kStart = 8192;      // the known start state's metric; the ot
 constexpr unsigned kBranchBias = 128;  // per LLR: a branch metric's bias (header comment)
 // The header comment's bound, for n cycles between renormalizations: the largest candidate sum
 // stays below 2^15, and the start offset exceeds the spread.
-constexpr bool top_metric_ok(int K, int beta, int n) {
+// A cycle is `phases` stages (K - 1, or 6 on four lanes).
+constexpr bool top_metric_ok(int K, int phases, int beta, int n) {
   const int m = 2 * static_cast<int>(kBranchBias) * beta, spread = (K - 1) * m;
   const int top = static_cast<int>(kStart) > spread ? static_cast<int>(kStart) : spread;
-  return static_cast<int>(kStart) > spread && top + n * spread + m < (1 << 15);
+  return static_cast<int>(kStart) > spread && top + n * phases * m + m < (1 << 15);
 }
 // The decision sums' bias: bit 15 (31) of X - Y + kDecisionBias says X >= Y of the low (high)
 // half; 0x7fff in the high half instead makes bit 31 say X > Y.
@@ -143,15 +144,22 @@ struct tile_run {
   // Cycles between renormalizations (the bound in the header comment).
   static constexpr int renorm_cycles = [] {
     int n = 8;
-    while (n > 1 && !top_metric_ok(K, beta, n)) --n;
+    while (n > 1 && !top_metric_ok(Spec::code_K, P, beta, n)) --n;
     return n;
   }();
-  static_assert(top_metric_ok(K, beta, renorm_cycles), "the metric bound fails (header comment)");
+  static_assert(top_metric_ok(Spec::code_K, P, beta, renorm_cycles),
+                "the metric bound fails (header comment)");
 
+  static constexpr int lanes = Spec::lanes;
   const tiled_params& p;
   unsigned* row;  // this thread's survivor ring: p.ring slots of W words (ring_row_words)
   unsigned unit;  // p.unit: 1
   unsigned minus_unit = 0u - unit;
+  // Four lanes per tile (lane_spec): this thread's lane, the group's shuffle mask, and the signs
+  // of the cycle's LLRs in this lane (bit k beta + b: negate stage k's value b).
+  unsigned lane = lanes > 1 ? threadIdx.x % lanes : 0;
+  unsigned group_mask = lanes > 1 ? 0xfu << (threadIdx.x % 32 / 4 * 4) : ~0u;
+  unsigned flips = lane_flips();
   unsigned pm[R];
   int L[P][beta];   // this cycle's LLRs, per stage
   int Ln[P][beta];  // the next cycle's, loaded one cycle ahead (byte loads)
@@ -256,9 +264,53 @@ struct tile_run {
       }
   }
 
+  __device__ unsigned lane_flips() const {
+    unsigned f = 0;
+    if constexpr (lanes > 1)
+      for (int k = 0; k < P; ++k) f |= Spec::flip(k, lane) << (k * beta);
+    return f;
+  }
+  // Four lanes: the cycle's LLRs as this lane's ACS takes them (lane_spec).
+  __device__ __forceinline__ void flip_signs() {
+    if constexpr (lanes > 1) {
+#pragma unroll
+      for (int k = 0; k < P; ++k)
+#pragma unroll
+        for (int b = 0; b < beta; ++b) {
+          const int negate = static_cast<int>((flips >> (k * beta + b)) & 1u);
+          L[k][b] = (L[k][b] ^ -negate) + negate;
+        }
+    }
+  }
+  // Four lanes, after a cycle (layout phase 0, slots 2r and 2r + 1 in register r): round d sends
+  // the slots z = 4 j + d (halves d mod 2 of registers 2 j' + d / 2 and that + 2: one permute per
+  // pair) to lane XOR d, which keeps them at (z >> 2) + 16 d, its registers 8 d .. 8 d + 7.
+  __device__ __forceinline__ void exchange() {
+    if constexpr (lanes > 1) {
+      unsigned moved[R];
+#pragma unroll
+      for (int d = 0; d < 4; ++d)
+#pragma unroll
+        for (int i = 0; i < 8; ++i) {
+          const unsigned word =
+              __byte_perm(pm[4 * i + d / 2], pm[4 * i + 2 + d / 2], d % 2 ? 0x7632 : 0x5410);
+          moved[8 * d + i] = d ? __shfl_xor_sync(group_mask, word, d, 4) : word;
+        }
+#pragma unroll
+      for (int r = 0; r < R; ++r) pm[r] = moved[r];
+    }
+  }
+  // The least of `v` over the tile's lanes, or the greatest.
+  __device__ __forceinline__ unsigned lanes_min(unsigned v) const {
+#pragma unroll
+    for (int d = 1; d < lanes; d *= 2) v = min(v, __shfl_xor_sync(group_mask, v, d, 4));
+    return v;
+  }
+
   // The best state at the present layout phase Q (the lowest among equal metrics).
   template <int Q>
   __device__ __forceinline__ int best() const {
+    if constexpr (lanes > 1) return best_of_lanes<Q>();
     unsigned m = pm[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
@@ -271,6 +323,33 @@ struct tile_run {
     }
     return state;
   }
+  // Four lanes: the best of the 256 states after Q stages of a cycle (Q = 0: after the
+  // exchange), the lowest among equal metrics, the same in every lane of the tile.
+  template <int Q>
+  __device__ int best_of_lanes() const {
+    unsigned m = pm[0];
+#pragma unroll
+    for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
+    unsigned top = max(m & 0xffffu, m >> 16);
+    const unsigned mask = Spec::mask(Q, lane);
+    unsigned state = 0xffffu;
+#pragma unroll
+    for (int j = 0; j < S; ++j) {
+      const unsigned v = half_of(Q, j) ? pm[reg_of(Q, j)] >> 16 : pm[reg_of(Q, j)] & 0xffffu;
+      const unsigned x = insert_lane(static_cast<unsigned>(j) ^ mask, lane, Q);
+      if (v == top) state = min(state, x);
+    }
+#pragma unroll
+    for (int d = 1; d < lanes; d *= 2) {
+      const unsigned other_top = __shfl_xor_sync(group_mask, top, d, 4);
+      const unsigned other = __shfl_xor_sync(group_mask, state, d, 4);
+      if (other_top > top || (other_top == top && other < state)) {
+        top = other_top;
+        state = other;
+      }
+    }
+    return static_cast<int>(state);
+  }
   __device__ void trace(int s, int start, int state) {
     const int a = begin + s * static_cast<int>(p.sub);
     const int b = min(a + static_cast<int>(p.sub), end);
@@ -278,8 +357,30 @@ struct tile_run {
     const long long info_end = static_cast<long long>(p.info_bits) - first + begin;
     const int limit = static_cast<int>(min(static_cast<long long>(b), info_end));
     const int last_slot = (slot == 0 ? static_cast<int>(p.ring) : slot) - 1;
-    trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
-                         static_cast<unsigned>(state), out + (first - begin));
+    if constexpr (lanes > 1) {
+      // Subframe s is traced by lane s mod 4, through the rings of all four: the group meets
+      // before (the other lanes' decisions are visible) and after (none of them writes its ring
+      // again, in this tile or the next, while the trace reads it).
+      __syncwarp(group_mask);
+      if (lane == static_cast<unsigned>(s) % lanes)
+        trace_lanes<Spec>(row - lane * ring_row_words(p.ring, W), ring_row_words(p.ring, W),
+                          static_cast<int>(p.ring), last_slot, start, a, limit,
+                          static_cast<unsigned>(state), out + (first - begin));
+      __syncwarp(group_mask);
+    } else {
+      trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
+                           static_cast<unsigned>(state), out + (first - begin));
+    }
+  }
+
+  // The decision sums' bias at stage k: bit 15 (31) says "the slot without the top bit wins,
+  // ties included". Four lanes: where lane_spec's mask before stage k has its top bit set (stages
+  // 0 and 1, by lane) that slot holds the state with it, and ties must go the other way (the
+  // reference's lower state wins them): X > Y, bias 0x7fff per half.
+  template <int k>
+  __device__ __forceinline__ unsigned decision_bias() const {
+    if constexpr (lanes > 1) return (Spec::mask(k, lane) >> 5) & 1u ? 0x7fff7fffu : kDecisionBias;
+    return kDecisionBias;
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
@@ -313,16 +414,21 @@ struct tile_run {
     };
     unsigned next[R], z[R];
     if constexpr (k < P - 1) {
+      const unsigned tie = decision_bias<k>();
 #pragma unroll
       for (int r = 0; r < R / 2; ++r) {
         const unsigned x0 = state_of(k, r, 0), x1 = state_of(k, r, 1);
         const unsigned A = pm[r], B = pm[r + R / 2];
         constexpr unsigned up = S / 2;
         const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
-        const unsigned a0 = Spec::label(x0, 0), a1 = Spec::label(x1, 0);
-        const unsigned c0 = Spec::label(x0, 1), c1 = Spec::label(x1, 1);
-        const unsigned u0 = Spec::label(x0 + up, 0), u1 = Spec::label(x1 + up, 0);
-        const unsigned w0 = Spec::label(x0 + up, 1), w1 = Spec::label(x1 + up, 1);
+        const unsigned a0 = Spec::template label_at<k>(x0, 0),
+                       a1 = Spec::template label_at<k>(x1, 0);
+        const unsigned c0 = Spec::template label_at<k>(x0, 1),
+                       c1 = Spec::template label_at<k>(x1, 1);
+        const unsigned u0 = Spec::template label_at<k>(x0 + up, 0),
+                       u1 = Spec::template label_at<k>(x1 + up, 0);
+        const unsigned w0 = Spec::template label_at<k>(x0 + up, 1),
+                       w1 = Spec::template label_at<k>(x1 + up, 1);
         const unsigned Ye = B + pair(u0, u1, 0), Yo = B + pair(w0, w1, 0);
         next[re] = __viaddmax_s16x2(A, pair(a0, a1, 0), Ye);
         next[ro] = __viaddmax_s16x2(A, pair(c0, c1, 0), Yo);
@@ -330,11 +436,11 @@ struct tile_run {
           // The decision sums A + pair(a, bias) - Ye as (A - B) + (pair(a, bias) - pair(u, 0)):
           // A - B serves both, and all three are multiply-adds (unit = 1 at run time).
           const unsigned D = B * minus_unit + A;
-          z[re] = D * unit + pair_difference(a0, a1, u0, u1, kDecisionBias);
-          z[ro] = D * unit + pair_difference(c0, c1, w0, w1, kDecisionBias);
+          z[re] = D * unit + pair_difference(a0, a1, u0, u1, tie);
+          z[ro] = D * unit + pair_difference(c0, c1, w0, w1, tie);
         } else {
-          z[re] = A + pair(a0, a1, kDecisionBias) - Ye;
-          z[ro] = A + pair(c0, c1, kDecisionBias) - Yo;
+          z[re] = A + pair(a0, a1, tie) - Ye;
+          z[ro] = A + pair(c0, c1, tie) - Yo;
         }
       }
     } else {
@@ -348,9 +454,14 @@ struct tile_run {
       for (int r = 0; r < R; ++r) {
         const unsigned x = state_of(k, r, 0), xu = x + S / 2;  // x == r
         const unsigned swapped = __byte_perm(pm[r], 0, 0x1032);
-        const unsigned Y = swapped + pair(Spec::label(xu, 0), Spec::label(x, 1), 0);
-        next[r] = __viaddmax_s16x2(pm[r], pair(Spec::label(x, 0), Spec::label(xu, 1), 0), Y);
-        z[r] = pm[r] + pair(Spec::label(x, 0), Spec::label(xu, 1), kStrictHighBias) - Y;
+        const unsigned Y =
+            swapped + pair(Spec::template label_at<k>(xu, 0), Spec::template label_at<k>(x, 1), 0);
+        next[r] = __viaddmax_s16x2(
+            pm[r], pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1), 0), Y);
+        z[r] = pm[r] +
+               pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1),
+                    kStrictHighBias) -
+               Y;
       }
     }
     unsigned words[W];
@@ -386,7 +497,9 @@ struct tile_run {
     unsigned m = pm[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vminu2(m, pm[r]);
-    const unsigned least = min(m & 0xffffu, m >> 16) * 0x10001u;
+    unsigned least = min(m & 0xffffu, m >> 16);
+    if constexpr (lanes > 1) least = lanes_min(least);  // one offset for the 256 states
+    least *= 0x10001u;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] -= least;
   }
@@ -409,7 +522,8 @@ struct tile_run {
     const bool known_start = !p.circle && !p.open_start && lo == 0;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = 0;
-    if (known_start) pm[0] = kStart;  // state 0: phase 0, register 0, low half
+    // State 0: phase 0, register 0, low half (four lanes: of lane 0, slot 0 ^ mask 0).
+    if (known_start && lane == 0) pm[0] = kStart;
     noted = 0;
     // Every subframe boundary inside the tile falls at a cycle's end (the engine runs this kernel
     // only on tile shapes whose f, f0, v1 and v2 are whole cycles); those at the tile's end are
@@ -443,7 +557,9 @@ struct tile_run {
       for (int c = 0; c < cycles; ++c) {
         fetch(next, next_shift, stages - (c + 1) * P);
         unpack(now, now_shift);
+        flip_signs();
         cycle();
+        exchange();
         after_cycle(c);
 #pragma unroll
         for (int w = 0; w < RW; ++w) now[w] = next[w];
@@ -454,7 +570,9 @@ struct tile_run {
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);
+        flip_signs();
         cycle();
+        exchange();
         after_cycle(c);
 #pragma unroll
         for (int k = 0; k < P; ++k)
@@ -462,6 +580,7 @@ struct tile_run {
           for (int b = 0; b < beta; ++b) L[k][b] = Ln[k][b];
       }
     }
+    flip_signs();
     const int end_state = finish(rest, p.zero_tail && hi == N);
     slot += rest;  // past the last stage written
     if (slot >= static_cast<int>(p.ring)) slot -= static_cast<int>(p.ring);
@@ -475,10 +594,12 @@ __global__ void register_viterbi_kernel(tiled_params p) {
   tile_run<Spec, Punctured> run{
       p, reinterpret_cast<unsigned*>(shared) + threadIdx.x * ring_row_words(p.ring, Spec::words),
       p.unit};
+  // Tile g: threads g lanes .. g lanes + lanes - 1 (lanes = 1, or 4 for K = 9: lane_spec).
+  constexpr unsigned lanes = Spec::lanes;
   const unsigned long long total = p.frames * p.tiles_per_frame;
   for (unsigned long long g =
-           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       g < total; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x)
+           (static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x) / lanes;
+       g < total; g += static_cast<unsigned long long>(gridDim.x) * blockDim.x / lanes)
     run.run(g / p.tiles_per_frame, static_cast<unsigned>(g % p.tiles_per_frame));
 }
 

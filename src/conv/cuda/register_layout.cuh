@@ -49,6 +49,8 @@ struct code_spec {
   static constexpr int R = S / 2;              // metric registers
   static constexpr int phases = K - 1;         // layout phases in a cycle
   static constexpr int words = (S + 31) / 32;  // survivor words per stage
+  static constexpr int lanes = 1;              // threads per tile
+  static constexpr int code_K = K;             // the code's constraint length
 
   __host__ __device__ static constexpr unsigned poly(int b) {
     return b == 0 ? G0 : b == 1 ? G1 : b == 2 ? G2 : G3;
@@ -69,6 +71,59 @@ struct code_spec {
     unsigned out = 0;
     for (int b = 0; b < beta; ++b) out |= parity(r & reversed(poly(b))) << b;
     return out;
+  }
+  // The label the kernel's stage k uses for state s (one thread holds every state: label()).
+  template <int k>
+  __host__ __device__ static constexpr unsigned label_at(unsigned s, unsigned w) {
+    return label(s, w);
+  }
+};
+
+// The 8-bit state of 6-bit y with the two bits of `lane` at positions a, a + 1.
+__host__ __device__ constexpr unsigned insert_lane(unsigned y, unsigned lane, int a) {
+  return (y & ((1u << a) - 1)) | (lane << a) | ((y >> a) << (a + 2));
+}
+
+// A K = 9 code on four lanes (threads) per tile, each holding 64 of the 256 states in the K = 7
+// layout above, over a cycle of 6 stages (docs/conv.md, "K = 9 in registers";
+// scripts/conv-k9-lane-model checks the algebra against a plain 256-state ACS):
+// - Before stage k of a cycle the lane bits are the state's bits k, k + 1; the other six, y,
+//   follow the K = 7 trellis (y -> 2y + u mod 64). Lane l keeps state y in slot z = y XOR
+//   mask(k, l): l << 4 at a cycle's start, shifted up with each stage, and l's bits enter at bit 0
+//   in stages 4 and 5, so that mask = l after stage 5.
+// - The compile-time ACS indexes slots: its labels are those of slot z with lane bits 0
+//   (label_at); the true ones differ by one XOR per lane and stage (labels are linear), flip(k, l),
+//   applied as signs on the stage's LLRs. Where the mask's top bit is set, the slot that the ACS
+//   takes as the upper predecessor holds the lower one: the traceback undoes it with the mask.
+// - After stage 5 the lanes exchange (lanes 6, 7 -> 0, 1): in round d lane l sends its slots z
+//   with z mod 4 = d to lane l XOR d, which stores them at (z >> 2) + 16 d.
+template <int Beta_, unsigned G0, unsigned G1, unsigned G2 = 0>
+struct lane_spec {
+  using code = code_spec<9, Beta_, G0, G1, G2>;
+  static constexpr int K = 7, beta = Beta_;  // a lane's trellis: 64 states, as K = 7
+  static constexpr int S = 64, R = 32, phases = 6, words = 2;
+  static constexpr int lanes = 4, code_K = 9;
+
+  __host__ __device__ static constexpr unsigned poly(int b) { return code::poly(b); }
+  // The code's labels (what the engine compares with conv_code's).
+  __host__ __device__ static constexpr unsigned label(unsigned s, unsigned w) {
+    return code::label(s, w);
+  }
+  template <int k>
+  __host__ __device__ static constexpr unsigned label_at(unsigned z, unsigned w) {
+    return code::label(insert_lane(z, 0, k), w);
+  }
+  // The slot mask before stage k (0..5) of a cycle, and after stage 5 (k = 6).
+  __host__ __device__ static constexpr unsigned mask(int k, unsigned lane) {
+    return k == 0 ? lane << 4 : k == 1 ? (lane & 1u) << 5 : k == 5 ? lane >> 1 : k == 6 ? lane : 0u;
+  }
+  // The bit that stage k injects at bit 0 of the mask.
+  __host__ __device__ static constexpr unsigned injected(int k, unsigned lane) {
+    return k == 4 ? lane >> 1 : k == 5 ? lane & 1u : 0u;
+  }
+  // What XORs the compile-time label of stage k into the true one, in lane l.
+  __host__ __device__ static constexpr unsigned flip(int k, unsigned lane) {
+    return code::label(insert_lane(mask(k, lane), lane, k), injected(k, lane));
   }
 };
 

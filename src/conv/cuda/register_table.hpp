@@ -15,10 +15,20 @@ namespace gpufec::conv::detail {
 struct register_kernel_entry {
   int K = 0, beta = 0;
   std::vector<std::uint32_t> polynomials;
-  int words = 0;                               // survivor words per stage
+  int words = 0;                               // survivor words per stage and thread
+  int lanes = 1;                               // threads per tile (4: lane_spec, K = 9)
+  int cycle = 0;                               // stages per cycle: tile shapes are whole cycles
   const void* kernel[2] = {nullptr, nullptr};  // [punctured]
   bool (*labels_match)(const conv_code&) = nullptr;
 };
+
+// The compiled codes, one translation unit each (register_code_*.cu, register_entry.cuh).
+register_kernel_entry register_code_k7_171_133();
+register_kernel_entry register_code_k7_133_171_165();
+register_kernel_entry register_code_k9_561_753();
+register_kernel_entry register_code_k9_557_663_711();
+register_kernel_entry register_code_k5_23_35();
+register_kernel_entry register_code_k3_7_5();
 
 // The entry compiled for `code`, or null (recursive codes and codes not in the table).
 const register_kernel_entry* find_register_kernel(const conv_code& code);

@@ -27,47 +27,25 @@
 
 namespace gpufec::conv::detail::regs {
 
-template <class Spec>
-struct tracer {
-  static constexpr int P = Spec::phases, W = Spec::words, K = Spec::K, R = Spec::R;
-  static_assert(W <= 2, "the register kernel keeps at most 64 states");
-  // W = 1: the shift that brings position hH + rev(r) to bit 31 is (v & (R-1)) + 32 - R - hH.
-  static constexpr unsigned shift_low = W == 1 ? 32 - R : 0,
-                            shift_high = W == 1 ? 32 - R - half_block(R) : 0;
-
-  const unsigned* row;  // this thread's ring: row[slot * W + w]
-  int ring_slots;
+// The decided bits of one walk, written to positions [a, limit) of `out` (see the header
+// comment): `hist` holds the stored bits met so far (inverted decided bits), the lowest
+// position in bit 0.
+struct bit_writer {
   std::uint8_t* out;     // the frame's bits, offset so that out[t] is position t's bit
   int a, limit;          // positions [a, limit) are written
   int word_lo, word_hi;  // [word_lo, word_hi): the written positions that fill aligned words
   int next;              // the highest position not written yet
-  unsigned v;            // the present state's ~rev(r) (the bits above rev(r)'s are junk)
-  unsigned hist;         // the stored bits met so far, the last one in bit 0
-  bool h;                // the present state's half
+  unsigned hist;
 
-  __device__ __forceinline__ uint2 words(int slot) const {
-    if constexpr (W == 2) return reinterpret_cast<const uint2*>(row)[slot];
-    return make_uint2(row[slot], 0u);
+  __device__ static bit_writer over(std::uint8_t* out, int a, int limit) {
+    // The aligned words inside [a, limit), as positions (none: every position is an edge).
+    const auto misaligned = [&](int t) {
+      return static_cast<int>((reinterpret_cast<std::uintptr_t>(out) + t) & 3u);
+    };
+    int word_lo = a + ((4 - misaligned(a)) & 3), word_hi = limit - misaligned(limit);
+    if (word_hi <= word_lo) word_lo = word_hi = limit;
+    return {out, a, limit, word_lo, word_hi, limit - 1, 0u};
   }
-  __device__ __forceinline__ int previous(int slot) const {
-    return slot == 0 ? ring_slots - 1 : slot - 1;
-  }
-  // The stage's stored bit for the present state, at bit 31 (the bits below are junk).
-  __device__ __forceinline__ unsigned looked_up(uint2 w) const {
-    if constexpr (W == 2) return __funnelshift_l(0u, h ? w.y : w.x, v);  // word << (v mod 32)
-    return w.x << ((v & (R - 1)) | (h ? shift_high : shift_low));
-  }
-  // One step back through a stage; Phase0: the stage's ACS produced layout phase 0.
-  template <bool Phase0>
-  __device__ __forceinline__ void step(uint2 w) {
-    const unsigned t = looked_up(w);
-    hist = __funnelshift_l(t, hist, 1);
-    if constexpr (Phase0)
-      h = static_cast<int>(t) >= 0;  // the upper predecessor: stored bit 0
-    else
-      v = __funnelshift_l(t, v, 1);
-  }
-
   // Position p's bit: hist bit p - low, inverted.
   __device__ __forceinline__ void put_byte(int p, int low) const {
     out[p] = static_cast<std::uint8_t>(~(hist >> (p - low)) & 1u);
@@ -87,21 +65,58 @@ struct tracer {
     if constexpr (Last)
       for (; next >= a; --next) put_byte(next, low);
   }
+};
+
+template <class Spec>
+struct tracer {
+  static constexpr int P = Spec::phases, W = Spec::words, K = Spec::K, R = Spec::R;
+  static_assert(W <= 2, "the register kernel keeps at most 64 states");
+  // W = 1: the shift that brings position hH + rev(r) to bit 31 is (v & (R-1)) + 32 - R - hH.
+  static constexpr unsigned shift_low = W == 1 ? 32 - R : 0,
+                            shift_high = W == 1 ? 32 - R - half_block(R) : 0;
+
+  const unsigned* row;  // this thread's ring: row[slot * W + w]
+  int ring_slots;
+  bit_writer bits;
+  unsigned v;  // the present state's ~rev(r) (the bits above rev(r)'s are junk)
+  bool h;      // the present state's half
+
+  __device__ __forceinline__ uint2 words(int slot) const {
+    if constexpr (W == 2) return reinterpret_cast<const uint2*>(row)[slot];
+    return make_uint2(row[slot], 0u);
+  }
+  __device__ __forceinline__ int previous(int slot) const {
+    return slot == 0 ? ring_slots - 1 : slot - 1;
+  }
+  // The stage's stored bit for the present state, at bit 31 (the bits below are junk).
+  __device__ __forceinline__ unsigned looked_up(uint2 w) const {
+    if constexpr (W == 2) return __funnelshift_l(0u, h ? w.y : w.x, v);  // word << (v mod 32)
+    return w.x << ((v & (R - 1)) | (h ? shift_high : shift_low));
+  }
+  // One step back through a stage; Phase0: the stage's ACS produced layout phase 0.
+  template <bool Phase0>
+  __device__ __forceinline__ void step(uint2 w) {
+    const unsigned t = looked_up(w);
+    bits.hist = __funnelshift_l(t, bits.hist, 1);
+    if constexpr (Phase0)
+      h = static_cast<int>(t) >= 0;  // the upper predecessor: stored bit 0
+    else
+      v = __funnelshift_l(t, v, 1);
+  }
 
   // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
   // a + K - 1 and writes positions [a, limit).
   __device__ void trace(int start, int slot, unsigned state) {
-    constexpr int bits = K - 2;
+    constexpr int n = K - 2;
     int q = start % P;  // the layout after position s's ACS
     const unsigned r = static_cast<unsigned>(reg_of(q, static_cast<int>(state)));
     h = half_of(q, static_cast<int>(state)) != 0;
-    v = ~(__brev(r) >> (32 - bits));
-    hist = ~(__brev(state) >> (32 - (K - 1)));
-    next = limit - 1;
-    const int last = a + K - 1;  // the lowest position walked through
+    v = ~(__brev(r) >> (32 - n));
+    bits.hist = ~(__brev(state) >> (32 - (K - 1)));
+    const int last = bits.a + K - 1;  // the lowest position walked through
     int s = start - 1;
     for (; q != 0 && s >= last; --q, --s, slot = previous(slot)) step<false>(words(slot));
-    emit<false>(s + 2 - K);
+    bits.emit<false>(s + 2 - K);
     for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
       uint2 w[P];
 #pragma unroll
@@ -110,14 +125,14 @@ struct tracer {
       step<true>(w[0]);
 #pragma unroll
       for (int k = 1; k < P; ++k) step<false>(w[k]);
-      emit<false>(s + 2 - K - P);
+      bits.emit<false>(s + 2 - K - P);
     }
     if (s >= last) {  // the rest: a phase-0 stage, then fewer than P - 1
       step<true>(words(slot));
       for (--s, slot = previous(slot); s >= last; --s, slot = previous(slot))
         step<false>(words(slot));
     }
-    emit<true>(s + 2 - K);
+    bits.emit<true>(s + 2 - K);
   }
 };
 
@@ -125,13 +140,101 @@ template <class Spec>
 __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots, int slot,
                                             int start, int a, int limit, unsigned state,
                                             std::uint8_t* out) {
-  // The aligned words inside [a, limit), as positions (none: every position is an edge).
-  const auto misaligned = [&](int t) {
-    return static_cast<int>((reinterpret_cast<std::uintptr_t>(out) + t) & 3u);
-  };
-  int word_lo = a + ((4 - misaligned(a)) & 3), word_hi = limit - misaligned(limit);
-  if (word_hi <= word_lo) word_lo = word_hi = limit;
-  tracer<Spec> tr{row, ring_slots, out, a, limit, word_lo, word_hi, 0, 0u, 0u, false};
+  tracer<Spec> tr{row, ring_slots, bit_writer::over(out, a, limit), 0u, false};
+  tr.trace(start, slot, state);
+}
+
+// The four-lane kernel's traceback (lane_spec, register_layout.cuh): one thread walks a subframe
+// back through the rings of its tile's four lanes (`rows`: lane 0's ring, the others
+// `lane_stride` words apart), keeping the whole 8-bit state x. A step through stage t (k = t mod
+// 6 of its cycle, a constant in the unrolled cycle) finds the lane holding the state after it
+// (x's bits k + 1, k + 2), its slot z (the other six bits XOR the lane's mask after stage k), the
+// slot's register and half at layout phase (k + 1) mod 6, and reads the stored bit: 1 if the
+// physical predecessor is the slot without bit 5. The mask before stage k turns that into the
+// predecessor's top bit, the input bit of position t - 8, and the predecessor is x shifted down
+// with that bit on top (scripts/conv-k9-lane-model checks the walk). Decided bits go out as the
+// K = 7 tracer's do (bit_writer).
+template <class Spec>
+struct lane_tracer {
+  static constexpr int P = Spec::phases, W = Spec::words, back = Spec::code_K - 1;
+  static_assert(P == 6 && W == 2 && back == 8, "lane_spec's layout");
+
+  const unsigned* rows;  // lane 0's ring: rows[slot * W + w], lane l's lane_stride l words on
+  unsigned lane_stride;
+  int ring_slots;
+  bit_writer bits;
+  unsigned x;  // the present state
+
+  template <int k>
+  __device__ __forceinline__ void step(const unsigned* stage) {
+    constexpr int q = (k + 1) % P;
+    const unsigned lane = (x >> (k + 1)) & 3u;
+    const unsigned y = (x & ((1u << (k + 1)) - 1)) | ((x >> (k + 3)) << (k + 1));
+    const unsigned z = y ^ Spec::mask(k + 1, lane);
+    const unsigned r = (z & ((1u << q) - 1)) | ((z >> (q + 1)) << q), h = (z >> q) & 1u;
+    const unsigned word = stage[lane * lane_stride + h];
+    const unsigned stored = (word >> (__brev(r) >> 27)) & 1u;
+    const unsigned kept = stored ^ ((Spec::mask(k, lane) >> 5) & 1u);  // the decided bit, inverted
+    x = (x >> 1) | ((kept ^ 1u) << 7);
+    bits.hist = (bits.hist << 1) | kept;
+  }
+  __device__ __forceinline__ void step_at(int k, const unsigned* stage) {
+    switch (k) {
+      case 0:
+        step<0>(stage);
+        break;
+      case 1:
+        step<1>(stage);
+        break;
+      case 2:
+        step<2>(stage);
+        break;
+      case 3:
+        step<3>(stage);
+        break;
+      case 4:
+        step<4>(stage);
+        break;
+      default:
+        step<5>(stage);
+        break;
+    }
+  }
+  __device__ __forceinline__ int previous(int slot) const {
+    return slot == 0 ? ring_slots - 1 : slot - 1;
+  }
+
+  // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
+  // a + 8 and writes positions [a, limit).
+  __device__ void trace(int start, int slot, unsigned state) {
+    x = state;
+    bits.hist = ~(__brev(state) >> (32 - back));
+    const int last = bits.a + back;  // the lowest position walked through
+    int s = start - 1;
+    for (; (s + 1) % P != 0 && s >= last; --s, slot = previous(slot))
+      step_at(s % P, rows + slot * W);
+    bits.emit<false>(s + 1 - back);
+    for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
+      const unsigned* stage = rows + slot * W;
+      step<5>(stage);
+      step<4>(stage - W);
+      step<3>(stage - 2 * W);
+      step<2>(stage - 3 * W);
+      step<1>(stage - 4 * W);
+      step<0>(stage - 5 * W);
+      slot = slot >= P ? slot - P : slot - P + ring_slots;
+      bits.emit<false>(s + 1 - back - P);
+    }
+    for (; s >= last; --s, slot = previous(slot)) step_at(s % P, rows + slot * W);
+    bits.emit<true>(s + 1 - back);
+  }
+};
+
+template <class Spec>
+__device__ __noinline__ void trace_lanes(const unsigned* rows, unsigned lane_stride, int ring_slots,
+                                         int slot, int start, int a, int limit, unsigned state,
+                                         std::uint8_t* out) {
+  lane_tracer<Spec> tr{rows, lane_stride, ring_slots, bit_writer::over(out, a, limit), 0u};
   tr.trace(start, slot, state);
 }
 

@@ -260,16 +260,20 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const std::size_t longest = params_.circle
                                     ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
                                     : std::min<std::size_t>(tile.stages(), fs.stages);
-    const auto cycle = static_cast<std::size_t>(code.K() - 1);
-    // A subframe's traceback reads all but the K-1 stages at its bottom (register_traceback.cuh).
+    // A subframe's traceback reads all but the K-1 stages at its bottom (register_traceback.cuh);
+    // the ring holds whole cycles of the register kernel (K - 1 stages, 6 on four lanes).
+    const auto back = static_cast<std::size_t>(code.K() - 1);
+    const register_kernel_entry* entry = find_register_kernel(code);
+    const auto cycle = entry ? static_cast<std::size_t>(entry->cycle) : back;
     const std::size_t walked = std::min(sub + tile.v2, longest);
-    params_.ring = static_cast<unsigned>(
-        round_up(std::max(walked > cycle ? walked - cycle : 0, cycle), cycle));
-    if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(limits);
+    params_.ring =
+        static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
+    if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(entry, limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
-            "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 5 "
-            "(23,35) and K = 3 (7,5), feedforward, on tiles whose f, f0, v1 and v2 are multiples "
-            "of K-1 and whose ring of f0 + v2 - (K-1) stages fits shared memory (",
+            "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 9 "
+            "(561,753) and (557,663,711), K = 5 (23,35) and K = 3 (7,5), feedforward, on tiles "
+            "whose f, f0, v1 and v2 are whole cycles (K-1 stages; 6 for K = 9) and whose ring of "
+            "f0 + v2 - (K-1) stages fits shared memory (",
             code.to_string(), ", tile ", tile.to_string(), ")");
 
     // Host batches go through the GPU in chunks of about 32 MB of LLRs, copies overlapped with
@@ -280,7 +284,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     // 0, has its own two lanes: conv/cuda/stream_runner.cu.)
     const cuda::launch_shape& resident = reg_ ? reg_shape_ : shape_;
     resident_tiles_ = static_cast<std::size_t>(resident.wave(sm_count_)) *
-                      static_cast<std::size_t>(reg_ ? resident.threads : resident.By);
+                      static_cast<std::size_t>(reg_ ? resident.threads / reg_->lanes : resident.By);
     const std::size_t host_chunk =
         std::max<std::size_t>((std::size_t{32} << 20) / fs.coded_bits, 1);
     // The device float and hard paths quantize in chunks of about two waves of tiles (and at least
@@ -350,7 +354,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const unsigned long long tiles = p.frames * static_cast<unsigned long long>(p.tiles_per_frame);
     if (reg_) {
       const auto threads = static_cast<unsigned>(reg_shape_.threads);
-      const unsigned long long needed = (tiles + threads - 1) / threads;
+      const unsigned long long needed =
+          (tiles * static_cast<unsigned>(reg_->lanes) + threads - 1) / threads;
       const auto blocks = static_cast<unsigned>(std::min<unsigned long long>(
           needed, static_cast<unsigned long long>(reg_shape_.wave(sm_count_)) * 8));
       launch_register_kernel(*reg_, setup_.pattern.punctures(), blocks, threads, reg_shape_.shared,
@@ -393,9 +398,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
                                              pipeline_->chunk_frames(), " frames on 2 streams")
                                        : std::string();
     if (reg_)
-      return cat("registers: one thread per tile, ", setup_.code.to_string(),
-                 " compiled in, int16x2 DPX add-max, a ring of ", params_.ring,
-                 " survivor stages per thread; ", cuda::to_string(reg_shape_), host);
+      return cat("registers: ", reg_->lanes == 1 ? "one thread" : "four threads", " per tile, ",
+                 setup_.code.to_string(), " compiled in, int16x2 DPX add-max, a ring of ",
+                 params_.ring, " survivor stages per thread; ", cuda::to_string(reg_shape_), host);
     return cat("shared memory: one warp per tile, ", shape_.By, " tiles per block, ",
                cuda::to_string(shape_), ", ", params_.slot_bytes, " B of shared memory per tile",
                host);
@@ -409,13 +414,14 @@ class cuda_tiled_engine final : public tiled_device_engine {
  private:
   // The register kernel when it is compiled for the code and its ring fits: the block of threads
   // (whole warps) that keeps the most threads resident, from the occupancy API.
-  void choose_register_kernel(const cuda::device_limits& limits) {
-    const register_kernel_entry* entry = find_register_kernel(setup_.code);
+  void choose_register_kernel(const register_kernel_entry* entry,
+                              const cuda::device_limits& limits) {
+    if (!entry) return;
     const tile_shape& t = setup_.tile;
-    const auto cycle = static_cast<std::size_t>(setup_.code.K() - 1);
+    const auto cycle = static_cast<std::size_t>(entry->cycle);
     const bool whole_cycles =
         t.f % cycle == 0 && t.f0 % cycle == 0 && t.v1 % cycle == 0 && t.v2 % cycle == 0;
-    if (!entry || !whole_cycles) return;
+    if (!whole_cycles) return;
     const bool punctured = setup_.pattern.punctures();
     const void* kernel = entry->kernel[punctured ? 1 : 0];
     const std::size_t per_thread =

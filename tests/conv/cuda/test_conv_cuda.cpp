@@ -60,6 +60,11 @@ decoder_plan tiled_plan(const conv_code& code, const puncture_pattern& pattern, 
   return decoder_plan(code, pattern, N, term, options, where, max_batch);
 }
 
+// The register kernel's cycle: K - 1 stages, 6 for K = 9 (four lanes per tile).
+std::size_t cycle_of(const conv_code& code) {
+  return code.K() == 9 ? 6 : static_cast<std::size_t>(code.K() - 1);
+}
+
 TEST(ConvCuda, EqualsTheTiledDecoderForEveryCodeRateTerminationAndShape) {
   SKIP_WITHOUT_GPU();
   const std::size_t N = 151, frames = 23;
@@ -97,11 +102,12 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
   SKIP_WITHOUT_GPU();
   const std::size_t N = 1000, frames = 40;
   std::size_t frames_with_errors = 0, checked = 0;
-  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
-                                conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+  for (const conv_code& code :
+       {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}), conv_code(9, {0561, 0753}),
+        conv_code(9, {0557, 0663, 0711}), conv_code(5, {023, 035}), conv_code(3, {07, 05})})
     for (const auto& pattern : patterns_for(code))
       for (termination term : all_terminations)
-        for (const std::size_t P = static_cast<std::size_t>(code.K() - 1);
+        for (const std::size_t P = cycle_of(code);
              const tile_shape& tile :
              {default_tile_shape(code, pattern), tile_shape{17 * P, 6 * P, 6 * P, 3 * P},
               tile_shape{P, P, P, P}, tile_shape{50 * P, 4 * P, 7 * P, 11 * P},
@@ -141,15 +147,14 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
 TEST(ConvCuda, RegisterKernelTakesTheWholeInt8Range) {
   SKIP_WITHOUT_GPU();
   const std::size_t N = 600, frames = 24;
-  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
-                                conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+  for (const conv_code& code :
+       {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}), conv_code(9, {0561, 0753}),
+        conv_code(5, {023, 035}), conv_code(3, {07, 05})})
     for (const auto& pattern : patterns_for(code))
       for (termination term : all_terminations)
-        for (const tile_shape& tile : {default_tile_shape(code, pattern),
-                                       tile_shape{static_cast<std::size_t>(10 * (code.K() - 1)),
-                                                  static_cast<std::size_t>(4 * (code.K() - 1)),
-                                                  static_cast<std::size_t>(5 * (code.K() - 1)),
-                                                  static_cast<std::size_t>(3 * (code.K() - 1))}}) {
+        for (const std::size_t P = cycle_of(code);
+             const tile_shape& tile :
+             {default_tile_shape(code, pattern), tile_shape{10 * P, 4 * P, 5 * P, 3 * P}}) {
           if (!can_encode(code, pattern, N, term)) continue;
           SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
                        std::string(name_of(term)) + ", " + tile.to_string());
@@ -191,7 +196,9 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
     }
     return false;
   };
-  EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), {}));
+  EXPECT_TRUE(refused(conv_code(8, {0371, 0247}), {}));
+  EXPECT_TRUE(refused(conv_code(9, {0561, 0753}), tile_shape{1024, 48, 60, 64}));  // f0: not 6 k
+  EXPECT_FALSE(refused(conv_code(9, {0561, 0753}), {}));
   EXPECT_TRUE(refused(conv_code::recursive_systematic(5, {023, 035}), {}));
   // A ring of 6030 stages (47 KB a thread) does not fit; the shared kernel's tile would.
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{6000, 36, 36, 0}, 20000));
@@ -380,7 +387,7 @@ TEST(ConvCuda, PlanReportsWhatItCannotDo) {
   }
   const auto plan = tiled_plan(code, pattern, 1000, termination::zero_tail, {}, backend::cuda, 8);
   EXPECT_EQ(plan.summary().where, backend::cuda);
-  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: shared memory: one warp per tile"),
+  EXPECT_NE(plan.describe().find("tiled (CUDA kernel: registers: four threads per tile"),
             std::string::npos)
       << plan.describe();
 }

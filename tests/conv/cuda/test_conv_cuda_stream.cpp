@@ -1,7 +1,7 @@
 // The CUDA tiled stream decoder against its oracle, the CPU tiled decoder on the whole stream as
 // one truncated frame: the same bits for every chunking (1, 7, 333 values, sizes straddling a
-// stage, a tile and a window), window size, code (the register kernel's K = 7 and K = 5, the
-// shared kernel's K = 9 and a forced shared kernel), rate and input kind; bad streams as on the
+// stage, a tile and a window), window size, code (the register kernel's K = 7 and K = 5, its
+// four-lane K = 9 and a forced shared kernel), rate and input kind; bad streams as on the
 // CPU. And the plan's float and hard device paths against its host paths. A disabled test
 // measures throughput (run with --gtest_also_run_disabled_tests).
 #include <cuda_runtime.h>
