@@ -23,7 +23,7 @@ struct tiled_setup {
   puncture_pattern pattern;
   frame_shape shape;  // streams: a truncated frame of one tile (the windows bring their own)
   termination term = termination::zero_tail;
-  tile_shape tile;
+  tile_shape tile;  // f = 0: the default of the kernel that runs (the engine's tile())
   std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
 };
@@ -67,6 +67,8 @@ class tiled_device_engine {
   virtual void wait(cuda_stream stream) = 0;
   // "warps of one tile each, 4 tiles per block of 128 threads, 22 KiB shared, 3 blocks/SM".
   virtual std::string describe() const = 0;
+  // The tile shape it runs: the setup's, or the kernel's default where the setup gave none.
+  virtual tile_shape tile() const = 0;
   virtual std::size_t device_bytes() const = 0;
 };
 

@@ -9,13 +9,15 @@
 namespace gpufec::conv::detail {
 namespace {
 
-// The common feedforward codes: K = 7 (171,133) of DVB-S, 802.11 and CCSDS; its rate 1/3 form
-// (133,171,165) of LTE; K = 9 (561,753) and (557,663,711) of UMTS and IS-95, on four lanes per
-// tile; K = 5 (23,35); K = 3 (7,5), the smallest (tests).
+// The common feedforward codes: K = 7 (171,133) of DVB-S, 802.11 and CCSDS, and in the other
+// order (133,171), as 802.11 lists it; its rate 1/3 form (133,171,165) of LTE; K = 9 (561,753) and
+// (557,663,711) of UMTS and IS-95, on four lanes per tile; K = 5 (23,35); K = 3 (7,5), the smallest
+// (tests).
 const std::vector<register_kernel_entry>& table() {
   static const std::vector<register_kernel_entry> entries{
-      register_code_k7_171_133(),     register_code_k7_133_171_165(), register_code_k9_561_753(),
-      register_code_k9_557_663_711(), register_code_k5_23_35(),       register_code_k3_7_5(),
+      register_code_k7_171_133(), register_code_k7_133_171(),     register_code_k7_133_171_165(),
+      register_code_k9_561_753(), register_code_k9_557_663_711(), register_code_k5_23_35(),
+      register_code_k3_7_5(),
   };
   return entries;
 }

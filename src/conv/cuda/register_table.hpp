@@ -24,6 +24,7 @@ struct register_kernel_entry {
 
 // The compiled codes, one translation unit each (register_code_*.cu, register_entry.cuh).
 register_kernel_entry register_code_k7_171_133();
+register_kernel_entry register_code_k7_133_171();
 register_kernel_entry register_code_k7_133_171_165();
 register_kernel_entry register_code_k9_561_753();
 register_kernel_entry register_code_k9_557_663_711();

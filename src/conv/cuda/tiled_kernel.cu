@@ -173,6 +173,16 @@ class cuda_tiled_engine final : public tiled_device_engine {
   explicit cuda_tiled_engine(const tiled_setup& setup) : setup_(setup) {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
+    // No shape given: the default shape (long tiles, subframes) where the register kernel runs;
+    // the shared-memory kernel keeps a whole tile's survivors, so it takes short tiles without
+    // subframes (K = 9: 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
+    // against ML decoding, docs/conv.md).
+    if (setup_.tile.f == 0) {
+      const std::size_t depth = default_traceback_depth(code, pattern);
+      setup_.tile = setup_.kernel != cuda_kernel::shared_memory && find_register_kernel(code)
+                        ? default_tile_shape(code, pattern)
+                        : tile_shape{256, depth, depth, 0};
+    }
     validate(setup_.tile);
     const unsigned S = code.states();
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
@@ -270,10 +280,10 @@ class cuda_tiled_engine final : public tiled_device_engine {
         static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(entry, limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
-            "the CUDA register kernel is compiled for K = 7 (171,133) and (133,171,165), K = 9 "
-            "(561,753) and (557,663,711), K = 5 (23,35) and K = 3 (7,5), feedforward, on tiles "
-            "whose f, f0, v1 and v2 are whole cycles (K-1 stages; 6 for K = 9) and whose ring of "
-            "f0 + v2 - (K-1) stages fits shared memory (",
+            "the CUDA register kernel is compiled for K = 7 (171,133), (133,171) and "
+            "(133,171,165), K = 9 (561,753) and (557,663,711), K = 5 (23,35) and K = 3 (7,5), "
+            "feedforward, on tiles whose f, f0, v1 and v2 are whole cycles (K-1 stages; 6 for "
+            "K = 9) and whose ring of f0 + v2 - (K-1) stages fits shared memory (",
             code.to_string(), ", tile ", tile.to_string(), ")");
 
     // Host batches go through the GPU in chunks of about 32 MB of LLRs, copies overlapped with
@@ -405,6 +415,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
                cuda::to_string(shape_), ", ", params_.slot_bytes, " B of shared memory per tile",
                host);
   }
+  tile_shape tile() const override { return setup_.tile; }
   std::size_t device_bytes() const override {
     return (pipeline_ ? pipeline_->device_bytes() : 0) +
            (quantizer_ ? quantizer_->device_bytes() : 0) + phase_base_.bytes() +

@@ -148,8 +148,8 @@ TEST(ConvCuda, RegisterKernelTakesTheWholeInt8Range) {
   SKIP_WITHOUT_GPU();
   const std::size_t N = 600, frames = 24;
   for (const conv_code& code :
-       {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}), conv_code(9, {0561, 0753}),
-        conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+       {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171}), conv_code(7, {0133, 0171, 0165}),
+        conv_code(9, {0561, 0753}), conv_code(5, {023, 035}), conv_code(3, {07, 05})})
     for (const auto& pattern : patterns_for(code))
       for (termination term : all_terminations)
         for (const std::size_t P = cycle_of(code);
@@ -204,6 +204,50 @@ TEST(ConvCuda, RegisterKernelRefusesWhatItCannotRun) {
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{6000, 36, 36, 0}, 20000));
   EXPECT_TRUE(refused(conv_code(7, {0171, 0133}), tile_shape{1024, 35, 35, 64}));
   EXPECT_FALSE(refused(conv_code(7, {0171, 0133}), {}));
+}
+
+// No tile shape given: where the register kernel runs, the default shape (long tiles with
+// subframes); elsewhere (a code it is not compiled for, or the shared kernel asked for) the shared
+// kernel's own, f = 256 without subframes. The plan reports the shape and the kernel it runs and
+// decides as the CPU tiled decoder on that shape. (133,171) is (171,133) with its outputs swapped,
+// compiled in on its own.
+TEST(ConvCuda, WithoutATileShapeEachKernelRunsItsOwnDefault) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t N = 2000, frames = 12;
+  const auto none = puncture_pattern::none(2);
+  struct case_ {
+    conv_code code;
+    cuda_kernel kernel;
+    tile_shape expected;
+    bool registers;
+  };
+  const case_ cases[] = {
+      {conv_code(7, {0133, 0171}), cuda_kernel::automatic,
+       default_tile_shape(conv_code(7, {0133, 0171}), none), true},
+      {conv_code(7, {0133, 0171}), cuda_kernel::shared_memory, {256, 35, 35, 0}, false},
+      {conv_code(7, {0117, 0155}), cuda_kernel::automatic, {256, 35, 35, 0}, false},
+      {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
+      {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
+  };
+  for (const case_& c : cases) {
+    SCOPED_TRACE(c.code.to_string() + ", kernel " + std::string(name_of(c.kernel)));
+    decoder_options options;
+    options.kernel = c.kernel;
+    decoder_plan gpu(c.code, none, N, termination::truncated, options, backend::cuda, frames);
+    EXPECT_EQ(gpu.summary().tile, c.expected);
+    const std::string text = gpu.describe();
+    EXPECT_NE(text.find(c.expected.to_string()), std::string::npos) << text;
+    EXPECT_NE(text.find(c.registers ? "CUDA kernel: registers" : "CUDA kernel: shared memory"),
+              std::string::npos)
+        << text;
+    auto cpu =
+        tiled_plan(c.code, none, N, termination::truncated, c.expected, backend::cpu, frames);
+    const encoder enc(c.code, none, N, termination::truncated);
+    const auto batch = make_int8_batch(enc, frames, 0.9 * std::sqrt(0.5 / none.rate()), 47, 3.0);
+    const auto a = decode_on(gpu, batch.llr, frames);
+    EXPECT_EQ(a, decode_on(cpu, batch.llr, frames));
+    EXPECT_NE(a, batch.info) << "too little noise to exercise the decisions";
+  }
 }
 
 // Device memory on a caller's stream, and device views through the synchronous call.
