@@ -118,9 +118,9 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
   o.kernel_option =
       cmd.add_option("--cuda-kernel", o.cuda_kernel,
                      "CUDA: the tiled decoder's kernel, auto (registers where they apply, else "
-                     "shared), registers (a thread per tile, common codes, tiles in whole cycles "
-                     "of K-1 stages) or shared (a "
-                     "warp per tile, every code); the bits are the same")
+                     "shared), registers (a thread per tile, four at K = 9; the common codes; "
+                     "tiles in whole cycles of K-1 stages, 6 at K = 9) or shared (a warp per "
+                     "tile, every code); the bits are the same")
           ->check(CLI::IsMember(names_of<conv::cuda_kernel>()))
           ->capture_default_str();
   cmd.add_option("--tile", o.tile,
@@ -128,7 +128,9 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                  "stages on the left and right, f0 stages per parallel-traceback subframe (0 = "
                  "one traceback per tile); default for K <= 7: 16 f0, v, v, f0 with f0 = 64 and "
                  "v = D = 2.5 K / (1 - R) rounded up to multiples of K-1 (1056,36,36,66 for "
-                 "K = 7 at rate 1/2), for K >= 8: 256,D,D,0");
+                 "K = 7 at rate 1/2), for K = 9: 1056,D,4D/3,66 in whole 6-stage cycles "
+                 "(1056,48,60,66 at rate 1/2), for K = 8: 256,D,D,0; on CUDA, frames (not "
+                 "streams) that the shared kernel decodes default to 256,D,D,0");
 }
 
 backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {
