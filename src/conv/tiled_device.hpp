@@ -23,7 +23,7 @@ struct tiled_setup {
   puncture_pattern pattern;
   frame_shape shape;  // streams: a truncated frame of one tile (the windows bring their own)
   termination term = termination::zero_tail;
-  tile_shape tile;  // f = 0: the default of the kernel that runs (the engine's tile())
+  tile_shape tile;            // f = 0: the default of the kernel that runs (the engine's tile())
   std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
 };
