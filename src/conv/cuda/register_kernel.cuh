@@ -5,6 +5,8 @@
 // forward pass reaches its boundary, so a tile may be long (little overlap per decoded bit) while
 // a thread keeps only sub + v2 - (K-1) stages of survivors. It decides exactly as tiled_decoder
 // (tiling.hpp) and the shared-memory kernel: same geometry, same integer metrics, same ties.
+// K = 9 runs on four threads per tile (lane_spec), each holding 64 of the 256 states and running
+// the K = 7 cycle on them, with what the lanes add in register_lanes.cuh.
 //
 // The stages run in cycles of P = K-1 (the register layout's period), fully unrolled, with no
 // branch inside a cycle: the engine runs this kernel only on tile shapes whose f, f0 (or f when
@@ -12,8 +14,9 @@
 // cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
 // after the forward pass. The ring holds whole cycles.
 //
-// Index map: thread t of block b takes tiles g = b T + t, g + gridDim.x T, ... (T threads per
-// block); tile g is tile i = g mod tiles_per_frame of frame g / tiles_per_frame. Shared memory:
+// Index map: thread t of block b takes tiles g = (b T + t) / lanes, g + gridDim.x T / lanes, ...
+// (T threads per block; lanes = 1, or 4 for K = 9: threads 4g .. 4g + 3 share tile g, as lane
+// t mod 4); tile g is tile i = g mod tiles_per_frame of frame g / tiles_per_frame. Shared memory:
 // the rings [thread][slot][word] (uint32), a thread's row padded by one slot (ring_row_words), so
 // that a cycle's stores and a traceback cycle's loads are one base plus constant offsets and a
 // warp's rows start on distinct banks. Bytes = (ring + 1) * T * words * 4.
@@ -39,6 +42,7 @@
 
 #include <cstdint>
 
+#include "conv/cuda/register_lanes.cuh"
 #include "conv/cuda/register_layout.cuh"
 #include "conv/cuda/register_traceback.cuh"
 #include "conv/cuda/tiled_params.cuh"
@@ -155,11 +159,7 @@ struct tile_run {
   unsigned* row;  // this thread's survivor ring: p.ring slots of W words (ring_row_words)
   unsigned unit;  // p.unit: 1
   unsigned minus_unit = 0u - unit;
-  // Four lanes per tile (lane_spec): this thread's lane, the group's shuffle mask, and the signs
-  // of the cycle's LLRs in this lane (bit k beta + b: negate stage k's value b).
-  unsigned lane = lanes > 1 ? threadIdx.x % lanes : 0;
-  unsigned group_mask = lanes > 1 ? 0xfu << (threadIdx.x % 32 / 4 * 4) : ~0u;
-  unsigned flips = lane_flips();
+  lane_group<Spec> group;  // four lanes per tile (lane_spec); one: nothing
   unsigned pm[R];
   int L[P][beta];   // this cycle's LLRs, per stage
   int Ln[P][beta];  // the next cycle's, loaded one cycle ahead (byte loads)
@@ -264,49 +264,6 @@ struct tile_run {
       }
   }
 
-  __device__ unsigned lane_flips() const {
-    unsigned f = 0;
-    if constexpr (lanes > 1)
-      for (int k = 0; k < P; ++k) f |= Spec::flip(k, lane) << (k * beta);
-    return f;
-  }
-  // Four lanes: the cycle's LLRs as this lane's ACS takes them (lane_spec).
-  __device__ __forceinline__ void flip_signs() {
-    if constexpr (lanes > 1) {
-#pragma unroll
-      for (int k = 0; k < P; ++k)
-#pragma unroll
-        for (int b = 0; b < beta; ++b) {
-          const int negate = static_cast<int>((flips >> (k * beta + b)) & 1u);
-          L[k][b] = (L[k][b] ^ -negate) + negate;
-        }
-    }
-  }
-  // Four lanes, after a cycle (layout phase 0, slots 2r and 2r + 1 in register r): round d sends
-  // the slots z = 4 j + d (halves d mod 2 of registers 2 j' + d / 2 and that + 2: one permute per
-  // pair) to lane XOR d, which keeps them at (z >> 2) + 16 d, its registers 8 d .. 8 d + 7.
-  __device__ __forceinline__ void exchange() {
-    if constexpr (lanes > 1) {
-      unsigned moved[R];
-#pragma unroll
-      for (int d = 0; d < 4; ++d)
-#pragma unroll
-        for (int i = 0; i < 8; ++i) {
-          const unsigned word =
-              __byte_perm(pm[4 * i + d / 2], pm[4 * i + 2 + d / 2], d % 2 ? 0x7632 : 0x5410);
-          moved[8 * d + i] = d ? __shfl_xor_sync(group_mask, word, d, 4) : word;
-        }
-#pragma unroll
-      for (int r = 0; r < R; ++r) pm[r] = moved[r];
-    }
-  }
-  // The least of `v` over the tile's lanes, or the greatest.
-  __device__ __forceinline__ unsigned lanes_min(unsigned v) const {
-#pragma unroll
-    for (int d = 1; d < lanes; d *= 2) v = min(v, __shfl_xor_sync(group_mask, v, d, 4));
-    return v;
-  }
-
   // The best state at the present layout phase Q (the lowest among equal metrics).
   template <int Q>
   __device__ __forceinline__ int best() const {
@@ -324,25 +281,26 @@ struct tile_run {
     return state;
   }
   // Four lanes: the best of the 256 states after Q stages of a cycle (Q = 0: after the
-  // exchange), the lowest among equal metrics, the same in every lane of the tile.
+  // exchange), the lowest among equal metrics, the same in every lane of the tile. (Not inlined:
+  // it runs once per subframe.)
   template <int Q>
   __device__ int best_of_lanes() const {
     unsigned m = pm[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
     unsigned top = max(m & 0xffffu, m >> 16);
-    const unsigned mask = Spec::mask(Q, lane);
+    const unsigned mask = Spec::mask(Q, group.lane);
     unsigned state = 0xffffu;
 #pragma unroll
     for (int j = 0; j < S; ++j) {
       const unsigned v = half_of(Q, j) ? pm[reg_of(Q, j)] >> 16 : pm[reg_of(Q, j)] & 0xffffu;
-      const unsigned x = insert_lane(static_cast<unsigned>(j) ^ mask, lane, Q);
+      const unsigned x = insert_lane(static_cast<unsigned>(j) ^ mask, group.lane, Q);
       if (v == top) state = min(state, x);
     }
 #pragma unroll
     for (int d = 1; d < lanes; d *= 2) {
-      const unsigned other_top = __shfl_xor_sync(group_mask, top, d, 4);
-      const unsigned other = __shfl_xor_sync(group_mask, state, d, 4);
+      const unsigned other_top = __shfl_xor_sync(group.mask, top, d, 4);
+      const unsigned other = __shfl_xor_sync(group.mask, state, d, 4);
       if (other_top > top || (other_top == top && other < state)) {
         top = other_top;
         state = other;
@@ -361,12 +319,12 @@ struct tile_run {
       // Subframe s is traced by lane s mod 4, through the rings of all four: the group meets
       // before (the other lanes' decisions are visible) and after (none of them writes its ring
       // again, in this tile or the next, while the trace reads it).
-      __syncwarp(group_mask);
-      if (lane == static_cast<unsigned>(s) % lanes)
-        trace_lanes<Spec>(row - lane * ring_row_words(p.ring, W), ring_row_words(p.ring, W),
+      __syncwarp(group.mask);
+      if (group.lane == static_cast<unsigned>(s) % lanes)
+        trace_lanes<Spec>(row - group.lane * ring_row_words(p.ring, W), ring_row_words(p.ring, W),
                           static_cast<int>(p.ring), last_slot, start, a, limit,
                           static_cast<unsigned>(state), out + (first - begin));
-      __syncwarp(group_mask);
+      __syncwarp(group.mask);
     } else {
       trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
                            static_cast<unsigned>(state), out + (first - begin));
@@ -374,13 +332,10 @@ struct tile_run {
   }
 
   // The decision sums' bias at stage k: bit 15 (31) says "the slot without the top bit wins,
-  // ties included". Four lanes: where lane_spec's mask before stage k has its top bit set (stages
-  // 0 and 1, by lane) that slot holds the state with it, and ties must go the other way (the
-  // reference's lower state wins them): X > Y, bias 0x7fff per half.
+  // ties included", or, where the lane's ties are strict (lane_group), X > Y: 0x7fff per half.
   template <int k>
   __device__ __forceinline__ unsigned decision_bias() const {
-    if constexpr (lanes > 1) return (Spec::mask(k, lane) >> 5) & 1u ? 0x7fff7fffu : kDecisionBias;
-    return kDecisionBias;
+    return group.template strict_ties<k>() ? 0x7fff7fffu : kDecisionBias;
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
@@ -498,7 +453,7 @@ struct tile_run {
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vminu2(m, pm[r]);
     unsigned least = min(m & 0xffffu, m >> 16);
-    if constexpr (lanes > 1) least = lanes_min(least);  // one offset for the 256 states
+    if constexpr (lanes > 1) least = group.least(least);  // one offset for the 256 states
     least *= 0x10001u;
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] -= least;
@@ -523,7 +478,7 @@ struct tile_run {
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = 0;
     // State 0: phase 0, register 0, low half (four lanes: of lane 0, slot 0 ^ mask 0).
-    if (known_start && lane == 0) pm[0] = kStart;
+    if (known_start && group.lane == 0) pm[0] = kStart;
     noted = 0;
     // Every subframe boundary inside the tile falls at a cycle's end (the engine runs this kernel
     // only on tile shapes whose f, f0, v1 and v2 are whole cycles); those at the tile's end are
@@ -557,9 +512,9 @@ struct tile_run {
       for (int c = 0; c < cycles; ++c) {
         fetch(next, next_shift, stages - (c + 1) * P);
         unpack(now, now_shift);
-        flip_signs();
+        group.flip_signs(L);
         cycle();
-        exchange();
+        group.exchange(pm);
         after_cycle(c);
 #pragma unroll
         for (int w = 0; w < RW; ++w) now[w] = next[w];
@@ -570,9 +525,9 @@ struct tile_run {
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);
-        flip_signs();
+        group.flip_signs(L);
         cycle();
-        exchange();
+        group.exchange(pm);
         after_cycle(c);
 #pragma unroll
         for (int k = 0; k < P; ++k)
@@ -580,7 +535,7 @@ struct tile_run {
           for (int b = 0; b < beta; ++b) L[k][b] = Ln[k][b];
       }
     }
-    flip_signs();
+    group.flip_signs(L);
     const int end_state = finish(rest, p.zero_tail && hi == N);
     slot += rest;  // past the last stage written
     if (slot >= static_cast<int>(p.ring)) slot -= static_cast<int>(p.ring);
