@@ -142,7 +142,6 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
     use_fast = detail::acs_shape(code_.K()).lanes >= 2;
-  if (tiled) summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
@@ -156,6 +155,7 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
   } else if (tiled) {
+    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
     for (std::size_t t = 0; t < threads; ++t) {
       engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
       engine_->int8_frame.emplace_back(summary_.shape.coded_bits);

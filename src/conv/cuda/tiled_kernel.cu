@@ -173,13 +173,14 @@ class cuda_tiled_engine final : public tiled_device_engine {
   explicit cuda_tiled_engine(const tiled_setup& setup) : setup_(setup) {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
+    const register_kernel_entry* entry = find_register_kernel(code);  // null: not compiled for it
     // No shape given: the default shape (long tiles, subframes) where the register kernel runs;
     // the shared-memory kernel keeps a whole tile's survivors, so it takes short tiles without
     // subframes (K = 9: 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
     // against ML decoding, docs/conv.md).
     if (setup_.tile.f == 0) {
       const std::size_t depth = default_traceback_depth(code, pattern);
-      setup_.tile = setup_.kernel != cuda_kernel::shared_memory && find_register_kernel(code)
+      setup_.tile = setup_.kernel != cuda_kernel::shared_memory && entry
                         ? default_tile_shape(code, pattern)
                         : tile_shape{256, depth, depth, 0};
     }
@@ -273,7 +274,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
     // A subframe's traceback reads all but the K-1 stages at its bottom (register_traceback.cuh);
     // the ring holds whole cycles of the register kernel (K - 1 stages, 6 on four lanes).
     const auto back = static_cast<std::size_t>(code.K() - 1);
-    const register_kernel_entry* entry = find_register_kernel(code);
     const auto cycle = entry ? static_cast<std::size_t>(entry->cycle) : back;
     const std::size_t walked = std::min(sub + tile.v2, longest);
     params_.ring =
