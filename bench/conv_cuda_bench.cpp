@@ -9,12 +9,13 @@
 // stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
 // docs/conv.md has the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
-//                   [--batches FRAMES[,FRAMES...]] [--json FILE]
+//                   [--sweep-on WORKLOAD] [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
 // for a profiler or an A/B run. --sweep runs only the tile sweep, over the subframe lengths f0
-// given (multiples of 6). --batches runs only K7 r1/2 (register kernel, default tile) on batches
-// of that many frames of 2^20 bits (--batch-tile: another tile): throughput over how full the
-// waves of resident tiles are.
+// given (multiples of 6), on K7 r1/2 or the register-kernel workload --sweep-on names (its
+// default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, default
+// tile) on batches of that many frames of 2^20 bits (--batch-tile: another tile): throughput over
+// how full the waves of resident tiles are.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -321,10 +322,11 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only;       // workload names; empty: all, and the tile sweep
-  std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
-  std::vector<std::size_t> batches;    // --batches: only K7 r1/2 over these batch sizes
-  tile_shape batch_tile;               // --batch-tile: their tile (f = 0: the default)
+  std::vector<std::string> only;            // workload names; empty: all, and the tile sweep
+  std::vector<std::size_t> sweep_f0s;       // --sweep: only the tile sweep, over these f0
+  std::vector<std::size_t> batches;         // --batches: only K7 r1/2 over these batch sizes
+  tile_shape batch_tile;                    // --batch-tile: their tile (f = 0: the default)
+  std::string sweep_on{workload_names[0]};  // --sweep-on: the sweep's workload
   // A comma-separated list of positive integers (multiples of `step`).
   const auto numbers = [](std::string_view flag, std::string_view value, unsigned long step,
                           std::vector<std::size_t>& to) {
@@ -346,6 +348,14 @@ int main(int argc, char** argv) {
   const auto own = [&](std::string_view flag, std::string_view value) {
     if (flag == "--sweep") {
       numbers(flag, value, 6, sweep_f0s);
+      return true;
+    }
+    if (flag == "--sweep-on") {
+      if (std::find(std::begin(workload_names), std::end(workload_names), value) ==
+          std::end(workload_names))
+        throw gpufec::bench::bad_option("--sweep-on: no workload named '" + std::string(value) +
+                                        "'");
+      sweep_on = value;
       return true;
     }
     if (flag == "--batches") {
@@ -371,7 +381,8 @@ int main(int argc, char** argv) {
   };
   return gpufec::bench::run_program(
       argc, argv, "conv_cuda_bench",
-      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...]] [--batches FRAMES[,...] "
+      "[--quick] [--only WORKLOAD[,...]] [--sweep F0[,...] [--sweep-on WORKLOAD]] "
+      "[--batches FRAMES[,...] "
       "[--batch-tile f,v1,v2,f0]] [--json FILE]",
       own, [&](const gpufec::bench::program_options& program) {
         if (cuda_device_count() == 0) throw std::runtime_error("no CUDA device");
@@ -494,29 +505,39 @@ int main(int argc, char** argv) {
           }
           release(w);
         }
-        // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V); not
-        // with --only.
+        // Throughput over the tile shape, register kernel, K = 7 r = 1/2 (Tables IV and V), or
+        // --sweep-on's workload; not with --only.
         nlohmann::json sweep = nlohmann::json::array();
         if (only.empty()) {
-          // --sweep: on the long batch (many waves: shapes that change the resident tiles
-          // compare without the last wave's fill).
-          workload w =
-              make_workload("K7 r1/2", conv_code(7, {0171, 0133}), none2, termination::truncated,
-                            long_bits, long_frames, 4.0, sweep_f0s.empty() ? 1 : 8);
-          std::printf("\nregister kernel, K7 r1/2: device Gb/s (BER) over the tile shape\n");
           const bool sweep_only = !sweep_f0s.empty();
-          const std::vector<std::size_t> fs = sweep_only ? std::vector<std::size_t>{528, 1056}
-                                                         : std::vector<std::size_t>{264, 528, 1056};
+          const spec& sp = *std::find_if(all_specs.begin(), all_specs.end(),
+                                         [&](const spec& x) { return x.name == sweep_on; });
+          // --sweep: on a long batch (many waves: shapes that change the resident tiles compare
+          // without the last wave's fill).
+          workload w = make_workload(sp.name, sp.code, sp.pattern, sp.term, sp.N, sp.frames,
+                                     sp.ebn0, sweep_only ? 8 * sp.replicas : sp.replicas);
+          if (!has_register_kernel(w))
+            throw std::runtime_error("--sweep-on: the register kernel does not run " + sp.name);
+          std::printf("\nregister kernel, %s: device Gb/s (BER) over the tile shape\n",
+                      sp.name.c_str());
+          const tile_shape def = default_tile_shape(sp.code, sp.pattern);
+          const bool k7 = sp.name == workload_names[0];
+          const std::vector<std::size_t> fs = !sweep_only ? std::vector<std::size_t>{264, 528, 1056}
+                                              : k7        ? std::vector<std::size_t>{528, 1056}
+                                                          : std::vector<std::size_t>{def.f};
+          const std::vector<std::size_t> v2s =
+              k7 ? std::vector<std::size_t>{36, 48} : std::vector<std::size_t>{def.v2};
           const std::vector<std::size_t> f0s =
               sweep_only ? sweep_f0s : std::vector<std::size_t>{30, 66, 132};
           for (const std::size_t f : fs)
-            for (const std::size_t v2 : {36, 48})
+            for (const std::size_t v2 : v2s)
               for (const std::size_t f0 : f0s) {
-                const tile_shape tile{f, 36, v2, f0};
+                const tile_shape tile{f, def.v1, v2, f0};
                 const measured m = measure(w, cuda_kernel::registers, tile, false, repeats, stream);
                 std::printf("  %-20s %8.2f Gb/s  BER %.3e\n", tile.to_string().c_str(),
                             m.device_gbps, m.ber);
-                sweep.push_back({{"tile", tile.to_string()},
+                sweep.push_back({{"workload", sp.name},
+                                 {"tile", tile.to_string()},
                                  {"device_gbps", m.device_gbps},
                                  {"ber", m.ber},
                                  {"plan", m.plan}});

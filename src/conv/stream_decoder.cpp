@@ -347,8 +347,8 @@ stream_decoder::stream_decoder(const conv_code& code, const puncture_pattern& pa
           "a CUDA kernel applies to where = cuda (kernel = ", name_of(options.kernel), ")");
   options_.where = on_cuda ? backend::cuda : backend::cpu;
   if (tiled) {
-    if (options_.tile.f == 0) options_.tile = default_tile_shape(code_, pattern_);
-    validate(options_.tile);
+    // Without a shape the runner takes its default: on CUDA that of the kernel that runs.
+    if (options_.tile.f) validate(options_.tile);
     options_.decoder = decoder_kind::tiled;
     std::unique_ptr<detail::window_runner> runner;
     if (on_cuda) {
@@ -359,6 +359,7 @@ stream_decoder::stream_decoder(const conv_code& code, const puncture_pattern& pa
       runner =
           detail::make_cpu_window_runner(code_, pattern_, options_.tile, options.window_stages);
     }
+    options_.tile = runner->tile();
     const std::size_t window_tiles = runner->window_tiles();
     engine_ = std::make_unique<detail::tiled_engine>(std::move(runner), options_.tile, pattern_);
     depth_ = options_.tile.v2;

@@ -83,11 +83,12 @@ class cpu_window_runner final : public window_runner {
                     std::size_t window_stages)
       : code_(code),
         pattern_(pattern),
-        tile_(tile),
-        window_tiles_(tiles_for(tile, window_stages, 64)),
-        scratch_(code, tile) {}
+        tile_(tile.f ? tile : default_tile_shape(code, pattern)),
+        window_tiles_(tiles_for(tile_, window_stages, 64)),
+        scratch_(code, tile_) {}
 
   std::size_t window_tiles() const override { return window_tiles_; }
+  tile_shape tile() const override { return tile_; }
   void allocate(const stream_tiling& tiling) override {
     values_.resize(tiling.max_values());
     llr_.resize(tiling.max_stages() * static_cast<std::size_t>(code_.beta()));

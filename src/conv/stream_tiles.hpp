@@ -85,6 +85,8 @@ class window_runner {
   virtual ~window_runner() = default;
   // Tiles per window: from the window_stages asked for, or the runner's own choice.
   virtual std::size_t window_tiles() const = 0;
+  // The tile shape it runs: the one asked for, or (f = 0) the CUDA kernel's own default.
+  virtual tile_shape tile() const = 0;
   // Sizes the buffers for windows of `tiling` (once, before any run).
   virtual void allocate(const stream_tiling& tiling) = 0;
   // Room for max_values() values: where the next window's values are written.
@@ -103,7 +105,7 @@ class window_runner {
 // Tiles per window for `window_stages` stages (0: `fallback` tiles).
 std::size_t tiles_for(const tile_shape& tile, std::size_t window_stages, std::size_t fallback);
 
-// The runner of the CPU tiled decoder (window_stages 0: 64 tiles).
+// The runner of the CPU tiled decoder (window_stages 0: 64 tiles; tile.f = 0: the default shape).
 std::unique_ptr<window_runner> make_cpu_window_runner(const conv_code& code,
                                                       const puncture_pattern& pattern,
                                                       const tile_shape& tile,
@@ -114,7 +116,7 @@ std::unique_ptr<window_runner> make_cpu_window_runner(const conv_code& code,
 struct cuda_window_setup {
   conv_code code;
   puncture_pattern pattern;
-  tile_shape tile;
+  tile_shape tile;  // f = 0: the default of the kernel that runs (default_device_tile)
   cuda_kernel kernel = cuda_kernel::automatic;
   std::size_t window_stages = 0;  // 0: the engine's choice
 };

@@ -72,6 +72,15 @@ class tiled_device_engine {
   virtual std::size_t device_bytes() const = 0;
 };
 
+// The tile shape the CUDA decoder runs when given none (plans and streams alike): the default
+// shape, long tiles with subframes, where the register kernel is compiled for the code and
+// `kernel` allows it; else the shared-memory kernel's own, (256, D, D, 0). That kernel keeps a
+// whole tile's survivors, and long tiles leave it few warps (K = 9 (753,561): 1.44 Gb/s on
+// f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost against ML decoding, docs/conv.md).
+// Defined by the engine (cuda/tiled_kernel.cu): for CUDA code only, like the engine itself.
+tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
+                               cuda_kernel kernel);
+
 struct cuda_tiled_entry {
   using factory = std::unique_ptr<tiled_device_engine> (*)(const tiled_setup&);
 };

@@ -51,7 +51,9 @@ struct stream_options {
   std::size_t traceback_depth = 0;  // D; 0 = default_traceback_depth (not for tiled)
   double llr_scale = 0;             // float LLRs: 0 = from the first 4096 LLRs (not reference)
   backend where = backend::cpu;     // cuda: the tiled decoder on the GPU (decoder auto or tiled)
-  tile_shape tile;                  // tiled: f = 0 takes default_tile_shape(code, pattern)
+  // Tiled: f = 0 takes default_tile_shape(code, pattern) on the CPU, and on CUDA the default of
+  // the kernel that runs (the register kernel's is that one; the shared kernel's, (256, D, D, 0)).
+  tile_shape tile;
   cuda_kernel kernel = cuda_kernel::automatic;  // CUDA: which kernel (the bits are the same)
   std::size_t window_stages = 0;  // tiled: stages decided per window; 0 = the backend's choice
 };

@@ -21,15 +21,17 @@ namespace {
 
 class cuda_window_runner final : public window_runner {
  public:
-  explicit cuda_window_runner(const cuda_window_setup& setup) : tile_(setup.tile) {
+  explicit cuda_window_runner(const cuda_window_setup& setup)
+      : tile_(setup.tile.f ? setup.tile
+                           : default_device_tile(setup.code, setup.pattern, setup.kernel)) {
     // The tile engine with a frame of one tile (what sizes its register ring) and no host-batch
     // pipeline: the windows come with their own geometry.
     const tiled_setup tiles{
         setup.code,
         setup.pattern,
-        make_frame_shape(setup.code, setup.pattern, setup.tile.stages(), termination::truncated),
+        make_frame_shape(setup.code, setup.pattern, tile_.stages(), termination::truncated),
         termination::truncated,
-        setup.tile,
+        tile_,
         0,
         setup.kernel};
     engine_ = cuda_factory<cuda_tiled_entry>("the CUDA conv stream decoder")(tiles);
@@ -50,6 +52,7 @@ class cuda_window_runner final : public window_runner {
   }
 
   std::size_t window_tiles() const override { return window_tiles_; }
+  tile_shape tile() const override { return tile_; }
 
   void allocate(const stream_tiling& tiling) override {
     for (lane& l : lanes_) {

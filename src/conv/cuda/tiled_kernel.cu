@@ -174,16 +174,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
     const register_kernel_entry* entry = find_register_kernel(code);  // null: not compiled for it
-    // No shape given: the default shape (long tiles, subframes) where the register kernel runs;
-    // the shared-memory kernel keeps a whole tile's survivors, so it takes short tiles without
-    // subframes (K = 9: 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
-    // against ML decoding, docs/conv.md).
-    if (setup_.tile.f == 0) {
-      const std::size_t depth = default_traceback_depth(code, pattern);
-      setup_.tile = setup_.kernel != cuda_kernel::shared_memory && entry
-                        ? default_tile_shape(code, pattern)
-                        : tile_shape{256, depth, depth, 0};
-    }
+    if (setup_.tile.f == 0) setup_.tile = default_device_tile(code, pattern, setup_.kernel);
     validate(setup_.tile);
     const unsigned S = code.states();
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
@@ -477,4 +468,13 @@ std::unique_ptr<tiled_device_engine> make_cuda_tiled_engine(const tiled_setup& s
 const register_cuda_backend<cuda_tiled_entry> registered{&make_cuda_tiled_engine};
 
 }  // namespace
+
+tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
+                               cuda_kernel kernel) {
+  if (kernel != cuda_kernel::shared_memory && find_register_kernel(code))
+    return default_tile_shape(code, pattern);
+  const std::size_t depth = default_traceback_depth(code, pattern);
+  return {256, depth, depth, 0};
+}
+
 }  // namespace gpufec::conv::detail

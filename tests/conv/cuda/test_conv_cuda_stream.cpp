@@ -116,6 +116,43 @@ TEST(ConvCudaStream, ShortStreamsAndHighSnr) {
   }
 }
 
+// Without a tile shape the stream runs the default of the kernel that runs, as plans do: the
+// register kernel's where it is compiled for the code, else the shared kernel's (256, D, D, 0).
+TEST(ConvCudaStream, WithoutATileShapeEachKernelRunsItsOwnDefault) {
+  SKIP_WITHOUT_GPU();
+  const auto none = puncture_pattern::none(2);
+  struct case_ {
+    conv_code code;
+    cuda_kernel kernel;
+    tile_shape expected;
+    bool registers;
+  };
+  const case_ cases[] = {
+      {conv_code(7, {0171, 0133}), cuda_kernel::automatic,
+       default_tile_shape(conv_code(7, {0171, 0133}), none), true},
+      {conv_code(7, {0171, 0133}), cuda_kernel::shared_memory, {256, 35, 35, 0}, false},
+      {conv_code(7, {0117, 0155}), cuda_kernel::automatic, {256, 35, 35, 0}, false},
+      {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
+      {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
+  };
+  const std::size_t stages = 9000;
+  for (const case_& c : cases) {
+    SCOPED_TRACE(c.code.to_string() + ", kernel " + std::string(name_of(c.kernel)));
+    stream_decoder dec(c.code, none, cuda_options({}, 0, c.kernel));
+    EXPECT_EQ(dec.tile(), c.expected);
+    EXPECT_EQ(dec.traceback_depth(), c.expected.v2);
+    EXPECT_EQ(dec.release_block() % c.expected.f, 0u);
+    const std::string text = dec.describe();
+    EXPECT_NE(text.find(c.registers ? "CUDA kernel: registers" : "CUDA kernel: shared memory"),
+              std::string::npos)
+        << text;
+    const auto s = make_stream(c.code, none, stages, 0.9 * std::sqrt(0.5 / none.rate()), 64);
+    const auto bits = decode_in_chunks(dec, s.llr, {3001}, push_values);
+    EXPECT_EQ(bits, tiled_whole(c.code, none, c.expected, stream_quantized(s.llr), stages));
+    EXPECT_NE(bits, s.info) << "too little noise to exercise the decisions";
+  }
+}
+
 TEST(ConvCudaStream, BadStreamsAsOnTheCpu) {
   SKIP_WITHOUT_GPU();
   const conv_code code(7, {0171, 0133});
