@@ -400,15 +400,17 @@ struct tile_run {
       }
     } else {
       // Register r holds the butterfly (x, x + S/2) itself, whose new states 2x and 2x + 1 land
-      // in register r (phase 0). With its halves swapped once (one byte permute, not two
-      // duplicates), the low half compares lower X = A_x + bm(x, 0) with upper A_up + bm(up, 0)
-      // as everywhere, but the high half compares upper X = A_up + bm(up, 1) with lower Y: its
-      // bias 0x7fff makes bit 31 "upper > lower", the lower predecessor winning ties as always,
-      // and pack() stores those bits inverted.
+      // in register r (phase 0). With its halves swapped once (a rotation, not two duplicates),
+      // the low half compares lower X = A_x + bm(x, 0) with upper A_up + bm(up, 0) as everywhere,
+      // but the high half compares upper X = A_up + bm(up, 1) with lower Y: its bias 0x7fff makes
+      // bit 31 "upper > lower", the lower predecessor winning ties as always, and pack() stores
+      // those bits inverted.
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const unsigned x = state_of(k, r, 0), xu = x + S / 2;  // x == r
-        const unsigned swapped = __byte_perm(pm[r], 0, 0x1032);
+        // A rotation, which ptxas fuses with the add below into one LEA.HI; the byte permute it
+        // replaced cost a PRMT and an add (K = 7 rate 1/2: +2% Gb/s, bench/RESULTS.md 2026-11-27).
+        const unsigned swapped = __funnelshift_l(pm[r], pm[r], 16);
         const unsigned Y =
             swapped + pair(Spec::template label_at<k>(xu, 0), Spec::template label_at<k>(x, 1), 0);
         next[r] = __viaddmax_s16x2(

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "conv/cuda/register_layout.cuh"
 
@@ -178,27 +179,14 @@ struct lane_tracer {
     x = (x >> 1) | ((kept ^ 1u) << 7);
     bits.hist = (bits.hist << 1) | kept;
   }
-  __device__ __forceinline__ void step_at(int k, const unsigned* stage) {
-    switch (k) {
-      case 0:
-        step<0>(stage);
-        break;
-      case 1:
-        step<1>(stage);
-        break;
-      case 2:
-        step<2>(stage);
-        break;
-      case 3:
-        step<3>(stage);
-        break;
-      case 4:
-        step<4>(stage);
-        break;
-      default:
-        step<5>(stage);
-        break;
-    }
+  // step<k> for a k known at run time (the partial cycles at a walk's ends).
+  template <int... k>
+  __device__ __forceinline__ void step_at(int at, const unsigned* stage,
+                                          std::integer_sequence<int, k...>) {
+    ((at == k ? step<k>(stage) : void()), ...);
+  }
+  __device__ __forceinline__ void step_at(int at, const unsigned* stage) {
+    step_at(at, stage, std::make_integer_sequence<int, P>{});
   }
   __device__ __forceinline__ int previous(int slot) const {
     return slot == 0 ? ring_slots - 1 : slot - 1;
