@@ -13,8 +13,10 @@
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/philox.hpp"
 #include "gpufec/conv/code.hpp"
+#include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
+#include "gpufec/conv/tiling.hpp"
 
 namespace gpufec::conv::testing {
 
@@ -145,6 +147,26 @@ ml_result exhaustive_ml(const encoder& enc, const std::vector<T>& llrs) {
   }
   out.margin = best - second;
   return out;
+}
+
+// Rate 1/2 codes and CUDA kernels with the tile shape a CUDA plan or stream runs when given none:
+// the register kernel's default where it is compiled for the code, else the shared kernel's
+// (256, D, D, 0); `registers`: which kernel runs.
+struct default_tile_case {
+  conv_code code;
+  cuda_kernel kernel;
+  tile_shape expected;
+  bool registers;
+};
+inline std::vector<default_tile_case> default_tile_cases() {
+  const conv_code k7(7, {0133, 0171});
+  return {
+      {k7, cuda_kernel::automatic, default_tile_shape(k7, puncture_pattern::none(2)), true},
+      {k7, cuda_kernel::shared_memory, {256, 35, 35, 0}, false},
+      {conv_code(7, {0117, 0155}), cuda_kernel::automatic, {256, 35, 35, 0}, false},
+      {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
+      {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
+  };
 }
 
 }  // namespace gpufec::conv::testing

@@ -215,21 +215,7 @@ TEST(ConvCuda, WithoutATileShapeEachKernelRunsItsOwnDefault) {
   SKIP_WITHOUT_GPU();
   const std::size_t N = 2000, frames = 12;
   const auto none = puncture_pattern::none(2);
-  struct case_ {
-    conv_code code;
-    cuda_kernel kernel;
-    tile_shape expected;
-    bool registers;
-  };
-  const case_ cases[] = {
-      {conv_code(7, {0133, 0171}), cuda_kernel::automatic,
-       default_tile_shape(conv_code(7, {0133, 0171}), none), true},
-      {conv_code(7, {0133, 0171}), cuda_kernel::shared_memory, {256, 35, 35, 0}, false},
-      {conv_code(7, {0117, 0155}), cuda_kernel::automatic, {256, 35, 35, 0}, false},
-      {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
-      {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
-  };
-  for (const case_& c : cases) {
+  for (const default_tile_case& c : default_tile_cases()) {
     SCOPED_TRACE(c.code.to_string() + ", kernel " + std::string(name_of(c.kernel)));
     decoder_options options;
     options.kernel = c.kernel;

@@ -121,22 +121,8 @@ TEST(ConvCudaStream, ShortStreamsAndHighSnr) {
 TEST(ConvCudaStream, WithoutATileShapeEachKernelRunsItsOwnDefault) {
   SKIP_WITHOUT_GPU();
   const auto none = puncture_pattern::none(2);
-  struct case_ {
-    conv_code code;
-    cuda_kernel kernel;
-    tile_shape expected;
-    bool registers;
-  };
-  const case_ cases[] = {
-      {conv_code(7, {0171, 0133}), cuda_kernel::automatic,
-       default_tile_shape(conv_code(7, {0171, 0133}), none), true},
-      {conv_code(7, {0171, 0133}), cuda_kernel::shared_memory, {256, 35, 35, 0}, false},
-      {conv_code(7, {0117, 0155}), cuda_kernel::automatic, {256, 35, 35, 0}, false},
-      {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
-      {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
-  };
   const std::size_t stages = 9000;
-  for (const case_& c : cases) {
+  for (const default_tile_case& c : default_tile_cases()) {
     SCOPED_TRACE(c.code.to_string() + ", kernel " + std::string(name_of(c.kernel)));
     stream_decoder dec(c.code, none, cuda_options({}, 0, c.kernel));
     EXPECT_EQ(dec.tile(), c.expected);
