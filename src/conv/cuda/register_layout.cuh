@@ -10,7 +10,7 @@
 // so a pair that differs in bit p becomes pairs that differ in bit p + 1: the ACS of a stage
 // turns phase p into phase p + 1 without moving a half between registers. At p = K-2 the pair
 // is the butterfly itself (x, x + S/2), whose new states 2x and 2x + 1 differ in bit 0: that
-// stage swaps each register's halves once (a byte permute) and lands in phase 0. A cycle is K-1
+// stage swaps each register's halves once (a rotation) and lands in phase 0. A cycle is K-1
 // stages.
 #pragma once
 
