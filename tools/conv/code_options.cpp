@@ -129,8 +129,8 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                  "one traceback per tile); default for K <= 7: 16 f0, v, v, f0 with f0 = 64 and "
                  "v = D = 2.5 K / (1 - R) rounded up to multiples of K-1 (1056,36,36,66 for "
                  "K = 7 at rate 1/2), for K = 9: 1056,D,4D/3,66 in whole 6-stage cycles "
-                 "(1056,48,60,66 at rate 1/2), for K = 8: 256,D,D,0; on CUDA, frames (not "
-                 "streams) that the shared kernel decodes default to 256,D,D,0");
+                 "(1056,48,60,66 at rate 1/2), for K = 8: 256,D,D,0; on CUDA, codes the shared "
+                 "kernel decodes default to 256,D,D,0");
 }
 
 backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {

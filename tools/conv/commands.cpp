@@ -175,8 +175,8 @@ Examples:
   gpufec bench conv --backend cuda --K 7 --rates 1/2 3/4 --json bench.json
 LLRs: positive means bit 0 (L = 2y/sigma^2); --llr-sign positive-is-1 takes the other convention.
 --backend cuda runs the CUDA tiled decoder (the same decisions as --backend cpu --decoder tiled
-with the same --tile; without --tile, frames of codes the register kernel is not compiled for
-run the shared kernel on 256,D,D,0); auto picks it when a GPU exists and --decoder is auto or
+with the same --tile; without --tile, codes the register kernel is not compiled for run the
+shared kernel on 256,D,D,0, frames and streams alike); auto picks it when a GPU exists and --decoder is auto or
 tiled.
 )";
 

@@ -64,8 +64,9 @@ tile_shape parse_tile_shape(std::string_view text);
 // K = 9: f = 1056, f0 = 66, v1 = D and v2 = 4 D / 3, rounded up to whole 6-stage cycles (the
 // four-lane register kernel's: 1056, 48, 60, 66 at rate 1/2); K = 8: f = 256, v1 = v2 = D, f0 = 0.
 // docs/conv.md gives the BER loss measured against full ML decoding that supports them. (A CUDA
-// plan given no shape runs this one where the register kernel is compiled for the code, and the
-// shared-memory kernel's own, 256, D, D, 0, elsewhere: decoder_plan::summary().tile.)
+// plan or stream given no shape runs this one where the register kernel is compiled for the code,
+// and the shared-memory kernel's own, 256, D, D, 0, elsewhere: decoder_plan::summary().tile,
+// stream_decoder::tile().)
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern);
 
 namespace detail {

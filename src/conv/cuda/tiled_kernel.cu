@@ -24,6 +24,14 @@
 namespace gpufec::conv::detail {
 namespace {
 
+// default_device_tile (tiled_device.hpp) once the register kernel has been looked up.
+tile_shape default_tile_for(const register_kernel_entry* entry, const conv_code& code,
+                            const puncture_pattern& pattern, cuda_kernel kernel) {
+  if (kernel != cuda_kernel::shared_memory && entry) return default_tile_shape(code, pattern);
+  const std::size_t depth = default_traceback_depth(code, pattern);
+  return {256, depth, depth, 0};
+}
+
 // A start state the tile knows it is not in: far below any path from a valid state, which a tile
 // moves by at most max_tile_stages * 4 * 128 = 2^25.
 constexpr int kExcluded = -(1 << 29);
@@ -174,7 +182,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
     const register_kernel_entry* entry = find_register_kernel(code);  // null: not compiled for it
-    if (setup_.tile.f == 0) setup_.tile = default_device_tile(code, pattern, setup_.kernel);
+    if (setup_.tile.f == 0) setup_.tile = default_tile_for(entry, code, pattern, setup_.kernel);
     validate(setup_.tile);
     const unsigned S = code.states();
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
@@ -471,10 +479,7 @@ const register_cuda_backend<cuda_tiled_entry> registered{&make_cuda_tiled_engine
 
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel) {
-  if (kernel != cuda_kernel::shared_memory && find_register_kernel(code))
-    return default_tile_shape(code, pattern);
-  const std::size_t depth = default_traceback_depth(code, pattern);
-  return {256, depth, depth, 0};
+  return default_tile_for(find_register_kernel(code), code, pattern, kernel);
 }
 
 }  // namespace gpufec::conv::detail
