@@ -1,0 +1,86 @@
+// The register Viterbi kernel's decision packing (register_kernel.cuh): a stage's decision sums,
+// one int16 pair per metric register with the decisions in bits 15 and 31, gathered into the
+// stage's W survivor words at the positions register_layout.cuh gives (half_block), which the
+// traceback (register_traceback.cuh) reads back. Byte permutes in sign mode gather four decisions
+// of two registers, masked merges put them in place.
+#pragma once
+
+#include "conv/cuda/register_layout.cuh"
+
+namespace gpufec::conv::detail::regs {
+
+// Bytes 1 and 3 of a and b, each replaced by its sign bit repeated (prmt's sign mode), in the
+// order of `Order`: kLoHi gives [a1, a3, b1, b3], kHalves [a1, b1, a3, b3].
+enum : unsigned { kLoHi = 0xFDB9u, kHalves = 0xFBD9u };
+template <unsigned Order>
+__device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
+  unsigned r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Order));
+  return r;
+}
+
+// A stage's decisions, packed (the layout: register_layout.cuh): bit 15 (31) of z[r]
+// is new register r's low (high) half's decision. A byte permute gathers four decisions of two
+// registers as sign-repeated bytes and a masked merge puts them in place; so two registers cost
+// two instructions (16 or more registers: a tree of bit selects, 7 merges for 8 permutes).
+// Phase0: the stage lands in phase 0, whose high halves come "from the upper" (step()); an XOR
+// (with 16 or more registers) or the first term's XOR with `flip` inverts them, so that every
+// stored bit means "from the lower predecessor".
+template <int R, bool Phase0>
+__device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
+  constexpr int bits = R >= 32 ? 5 : R >= 16 ? 4 : R >= 8 ? 3 : R >= 4 ? 2 : 1;
+  // (__brev folds on constants; a loop that reverses bits was left as a run-time loop for K = 5.)
+  const auto rev = [](int v) {
+    return static_cast<int>(__brev(static_cast<unsigned>(v)) >> (32 - bits));
+  };
+  if constexpr (R >= 16) {
+    // Per 16 registers a word [lows of rev 0-7, lows of rev 8-15, highs 0-7, highs 8-15]; with 32
+    // registers the two are re-cut into the word of the low halves and that of the high halves.
+    // Term k (bit k of every byte wanted) is merged by bit selects, a tree of 7 for 8 terms:
+    // select(a, b, M) takes a's bits where M is set and b's elsewhere, so each merge keeps the
+    // bits its left side owns and the rest from the right. The phase-0 inversion of the high
+    // halves (bytes 2 and 3, then the second word with 32 registers) is one XOR at the end.
+    // (In PTX: written in C++, the compiler sees that only bit k of term k survives and turns
+    // the tree back into a chain of eight.)
+    const auto select = [](unsigned a, unsigned b, unsigned mask) {
+      unsigned r;
+      asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(r) : "r"(a), "r"(b), "r"(mask));
+      return r;
+    };
+    unsigned acc[R / 16];
+#pragma unroll
+    for (int m = 0; m < R / 16; ++m) {
+      unsigned t[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        t[k] = byte_perm_signs<kHalves>(z[rev(16 * m + k)], z[rev(16 * m + 8 + k)]);
+      const unsigned low =
+          select(select(t[0], t[1], 0x01010101u), select(t[2], t[3], 0x04040404u), 0x03030303u);
+      const unsigned high =
+          select(select(t[4], t[5], 0x10101010u), select(t[6], t[7], 0x40404040u), 0x30303030u);
+      acc[m] = select(low, high, 0x0f0f0f0fu);
+    }
+    if constexpr (R == 32) {
+      words[0] = __byte_perm(acc[0], acc[1], 0x5410);
+      words[1] = __byte_perm(acc[0], acc[1], 0x7632) ^ (Phase0 ? ~0u : 0u);
+    } else {
+      words[0] = acc[0] ^ (Phase0 ? 0xffff0000u : 0u);
+    }
+  } else {
+    // [lows, highs, lows, highs] with the second pair's bits above the first's, then folded.
+    constexpr int half = R / 2;
+    unsigned flip = 0;
+#pragma unroll
+    for (int k = 0; k < half; ++k) flip |= (0x0100u << k) | (0x01000000u << (half + k));
+    unsigned acc = 0;
+#pragma unroll
+    for (int k = 0; k < half; ++k) {
+      const unsigned term = byte_perm_signs<kLoHi>(z[rev(k)], z[rev(half + k)]) &
+                            ((0x0101u << k) | (0x01010000u << (half + k)));
+      acc = k == 0 ? term ^ (Phase0 ? flip : 0u) : acc ^ term;
+    }
+    words[0] = acc + (acc >> 16);
+  }
+}
+
+}  // namespace gpufec::conv::detail::regs
