@@ -192,19 +192,35 @@ struct tile_run {
       }
   }
 
-  // The best state at the present layout phase Q (the lowest among equal metrics).
+  // The best state at the present layout phase Q (the lowest among equal metrics). Which halves
+  // hold the largest metric, as pack() places decisions: top - metric >= 0 in each half (no
+  // borrow), + 0x7fff sets bit 15 (31) where it is not 0; the clear bits of the packed words are
+  // the candidates (mostly one), and the lowest state among them wins. (A compare and a select per
+  // state took about 240 instructions; this about 32 sums, the pack and a short loop.)
   template <int Q>
   __device__ __forceinline__ int best() const {
     if constexpr (lanes > 1) return best_of_lanes<Q>();
     unsigned m = pm[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
-    const unsigned top = max(m & 0xffffu, m >> 16);
-    int state = 0;
+    const unsigned top = max(m & 0xffffu, m >> 16) * 0x10001u + 0x7fff7fffu;
+    unsigned z[R];
 #pragma unroll
-    for (int j = S - 1; j >= 0; --j) {
-      const unsigned v = half_of(Q, j) ? pm[reg_of(Q, j)] >> 16 : pm[reg_of(Q, j)] & 0xffffu;
-      if (v == top) state = j;
+    for (int r = 0; r < R; ++r) z[r] = top - pm[r];
+    unsigned words[W];
+    pack<R, false>(z, words);
+    // The positions in use: h H + i for i < R (a word per half when W = 2).
+    constexpr int H = half_block(R), n = K - 2;  // rev(r) has n bits
+    constexpr unsigned block = R >= 32 ? ~0u : (1u << R) - 1u;
+    constexpr unsigned used = W == 2 ? ~0u : block | (block << H);
+    int state = S;
+#pragma unroll
+    for (int w = 0; w < W; ++w) {
+      for (unsigned equal = ~words[w] & used; equal; equal &= equal - 1u) {
+        const int b = 32 * w + __ffs(static_cast<int>(equal)) - 1;  // position h H + rev(r)
+        const int h = b / H, r = static_cast<int>(__brev(static_cast<unsigned>(b % H)) >> (32 - n));
+        state = min(state, state_of(Q, r, h));
+      }
     }
     return state;
   }
