@@ -11,11 +11,12 @@
 //   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
 //                   [--sweep-on WORKLOAD] [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
-// for a profiler or an A/B run. --sweep runs only the tile sweep, over the subframe lengths f0
+// for a profiler or an A/B run. The register kernel runs the plan's default tile, which it fits
+// to the device and the batch (printed). --sweep runs only the tile sweep, over the subframe lengths f0
 // given (multiples of 6), on K7 r1/2 or the register-kernel workload --sweep-on names (its
-// default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, default
-// tile) on batches of that many frames of 2^20 bits (--batch-tile: another tile): throughput over
-// how full the waves of resident tiles are.
+// default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, the
+// plan's default tile, fitted to each batch) on batches of that many frames of 2^20 bits
+// (--batch-tile: one tile for all): throughput over how full the waves of resident tiles are.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -170,6 +171,7 @@ void release(workload& w) {
 struct measured {
   double device_gbps = 0, host_gbps = 0, pinned_gbps = 0, link_gbps = 0, ber = 0;
   std::string plan;
+  tile_shape tile;  // the plan's (given, or its default fitted to the device and the batch)
 };
 
 // The link's floor for a batch from host memory: decoded Gb/s if nothing but the two copies ran,
@@ -217,6 +219,7 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   const double total = static_cast<double>(w.frames * w.N);
   measured m;
   m.plan = plan.describe();
+  m.tile = plan.summary().tile;
   const auto in_float =
       batch_view<float>::uniform(w.d_float, w.frames, w.coded, memory_space::device);
   m.device_gbps = total /
@@ -440,17 +443,22 @@ int main(int argc, char** argv) {
                                      termination::truncated, long_bits, 64, 4.0, (most + 63) / 64);
           std::printf(
               "register kernel, K7 r1/2, frames of 2^20 bits: device Gb/s over the batch\n");
-          const tile_shape tile = batch_tile.f ? batch_tile : default_tile_shape(w.code, w.pattern);
           nlohmann::json rows = nlohmann::json::array();
           for (const std::size_t frames : batches) {
             workload part{w.name,  w.code, w.pattern, w.term,  w.N,     frames,
                           w.coded, {},     {},        w.d_llr, w.d_bits};
             part.info.assign(w.info.begin(),
                              w.info.begin() + static_cast<std::ptrdiff_t>(frames * w.N));
-            const measured m = measure(part, cuda_kernel::registers, tile, false, repeats, stream);
-            const std::size_t tiles = frames * ((w.N + tile.f - 1) / tile.f);
-            std::printf("  %5zu frames %8zu tiles %8.2f Gb/s\n", frames, tiles, m.device_gbps);
-            rows.push_back({{"frames", frames}, {"tiles", tiles}, {"device_gbps", m.device_gbps}});
+            // No --batch-tile: the plan's default, fitted to the batch.
+            const measured m =
+                measure(part, cuda_kernel::registers, batch_tile, false, repeats, stream);
+            const std::size_t tiles = frames * ((w.N + m.tile.f - 1) / m.tile.f);
+            std::printf("  %5zu frames %8zu tiles %8.2f Gb/s  %s\n", frames, tiles, m.device_gbps,
+                        m.tile.to_string().c_str());
+            rows.push_back({{"frames", frames},
+                            {"tiles", tiles},
+                            {"tile", m.tile.to_string()},
+                            {"device_gbps", m.device_gbps}});
           }
           std::printf("%s\n", plan_kernel_line(w, batch_tile).c_str());
           release(w);
@@ -474,13 +482,15 @@ int main(int argc, char** argv) {
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             if (kernel == cuda_kernel::registers && !has_register_kernel(w)) continue;
-            // The shared kernel on its own best shape: short tiles, no subframes.
-            const tile_shape tile =
+            // The register kernel on the plan's default (fitted to the device and the batch), the
+            // shared kernel on its own best shape: short tiles, no subframes.
+            const tile_shape given =
                 kernel == cuda_kernel::registers
-                    ? default_tile_shape(sp.code, sp.pattern)
+                    ? tile_shape{}
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
-            const measured m = measure(w, kernel, tile, !sp.float_llr, repeats, stream);
+            const measured m = measure(w, kernel, given, !sp.float_llr, repeats, stream);
+            const tile_shape& tile = m.tile;
             std::printf(
                 "%-24s | %-10s | %-24s | %9.2f | %9.2f | %10.2f | %9.2f | %9.3f | %8.0fx | "
                 "%10.3e\n",

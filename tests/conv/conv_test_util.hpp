@@ -3,6 +3,8 @@
 // maximum-likelihood oracle over all information sequences.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -150,7 +152,8 @@ ml_result exhaustive_ml(const encoder& enc, const std::vector<T>& llrs) {
 }
 
 // Rate 1/2 codes and CUDA kernels with the tile shape a CUDA plan or stream runs when given none:
-// the register kernel's default where it is compiled for the code, else the shared kernel's
+// the register kernel's where it is compiled for the code (the default shape, whose f0 the device
+// and f a plan's batch may shorten: default_tile_matches), else the shared kernel's
 // (256, D, D, 0); `registers`: which kernel runs.
 struct default_tile_case {
   conv_code code;
@@ -167,6 +170,34 @@ inline std::vector<default_tile_case> default_tile_cases() {
       {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
       {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
   };
+}
+// Whether `got` is what case `c` runs: the shared kernel's shape exactly; on the register kernel
+// the default's overlaps with a subframe of whole cycles from 36 stages to the default's, and (a
+// plan's f, `fitted`) whole cycles of at least four times the overlaps or the default's f.
+inline ::testing::AssertionResult default_tile_matches(const default_tile_case& c,
+                                                       const tile_shape& got, bool fitted) {
+  const tile_shape& e = c.expected;
+  if (!c.registers)
+    return got == e ? ::testing::AssertionSuccess()
+                    : ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string();
+  const std::size_t cycle = c.code.K() == 9 ? 6 : static_cast<std::size_t>(c.code.K() - 1);
+  const std::size_t shortest = (36 + cycle - 1) / cycle * cycle;
+  const bool f_ok = fitted ? got.f % cycle == 0 && (got.f >= 4 * (e.v1 + e.v2) || got.f == e.f)
+                           : got.f == e.f;
+  if (got.v1 == e.v1 && got.v2 == e.v2 && got.f0 % cycle == 0 && got.f0 >= shortest &&
+      got.f0 <= e.f0 && f_ok)
+    return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string()
+                                       << " with f0 from " << shortest << " and f fitted";
+}
+// Warps resident per SM by a plan's or stream's kernel line ("... block 64 (...), shared ... B, 6
+// blocks/SM ..."): the register kernel keeps the same number on every scheduler of an SM.
+inline int resident_warps_per_sm(const std::string& kernel_line) {
+  const std::size_t block = kernel_line.find("block "), per_sm = kernel_line.find(" blocks/SM");
+  if (block == std::string::npos || per_sm == std::string::npos) return -1;
+  const std::size_t start = kernel_line.rfind(' ', per_sm - 1) + 1;
+  return std::stoi(kernel_line.substr(block + 6)) / 32 *
+         std::stoi(kernel_line.substr(start, per_sm - start));
 }
 
 }  // namespace gpufec::conv::testing

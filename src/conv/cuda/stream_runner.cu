@@ -35,15 +35,16 @@ class cuda_window_runner final : public window_runner {
         0,
         setup.kernel};
     engine_ = cuda_factory<cuda_tiled_entry>("the CUDA conv stream decoder")(tiles);
-    // By default about two waves of resident tiles per window, as the host-batch pipeline's
-    // chunks, and at least 32 MB of values: so a window's kernel fills the device and the
-    // next window's copies hide behind it.
+    // By default whole waves of resident tiles per window, at least two, as the host-batch
+    // pipeline's chunks, and at least 32 MB of values: so a window's kernel fills the device
+    // (no last wave runs part full) and the next window's copies hide behind it.
     const double values_per_stage =
         static_cast<double>(setup.pattern.sent_per_period()) / setup.pattern.period();
     const auto by_bytes = static_cast<std::size_t>(
         std::ceil(static_cast<double>(std::size_t{32} << 20) / (values_per_stage * tile_.f)));
-    window_tiles_ =
-        tiles_for(tile_, setup.window_stages, std::max(2 * engine_->resident_tiles(), by_bytes));
+    const std::size_t wave = std::max<std::size_t>(engine_->resident_tiles(), 1);
+    window_tiles_ = tiles_for(tile_, setup.window_stages,
+                              std::max(2 * wave, (by_bytes + wave - 1) / wave * wave));
   }
 
   ~cuda_window_runner() override {

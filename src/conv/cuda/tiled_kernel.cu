@@ -16,6 +16,7 @@
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
 #include "conv/cuda/llr_kernels.cuh"
+#include "conv/cuda/register_shape.cuh"
 #include "conv/cuda/register_table.hpp"
 #include "conv/cuda/tiled_params.cuh"
 #include "conv/tiled_device.hpp"
@@ -182,7 +183,14 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const conv_code& code = setup_.code;
     const puncture_pattern& pattern = setup_.pattern;
     const register_kernel_entry* entry = find_register_kernel(code);  // null: not compiled for it
-    if (setup_.tile.f == 0) setup_.tile = default_tile_for(entry, code, pattern, setup_.kernel);
+    const cuda::device_limits limits = cuda::current_device_limits();
+    if (setup_.tile.f == 0) {
+      setup_.tile = default_tile_for(entry, code, pattern, setup_.kernel);
+      if (entry && setup_.kernel != cuda_kernel::shared_memory)
+        setup_.tile = fitted_register_tile(*entry, pattern.punctures(), setup_.tile, setup_.shape,
+                                           setup_.term == termination::tail_biting, code.K(),
+                                           setup_.max_batch, limits);
+    }
     validate(setup_.tile);
     const unsigned S = code.states();
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
@@ -223,7 +231,6 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pm_bytes = static_cast<unsigned>(align16(2 * S * sizeof(int)));
     params_.slot_bytes = params_.dtab_bytes + params_.surv_bytes + params_.pm_bytes +
                          static_cast<unsigned>(align16(((tile.f + sub - 1) / sub) * sizeof(int)));
-    const cuda::device_limits limits = cuda::current_device_limits();
     sm_count_ = limits.sm_count;
     require(params_.slot_bytes <= limits.shared_optin, "a tile of ", most,
             " stages of K = ", code.K(), " needs ", params_.slot_bytes,
@@ -265,18 +272,10 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pair_labels = pair_labels_.get();
     params_.parity = parity_.get();
 
-    // The register kernel's ring: a subframe and its convergence stages, or less where no tile
-    // of this frame runs that long.
-    const std::size_t longest = params_.circle
-                                    ? std::min<std::size_t>(tile.f, fs.stages) + tile.v1 + tile.v2
-                                    : std::min<std::size_t>(tile.stages(), fs.stages);
-    // A subframe's traceback reads all but the K-1 stages at its bottom (register_traceback.cuh);
-    // the ring holds whole cycles of the register kernel (K - 1 stages, 6 on four lanes).
-    const auto back = static_cast<std::size_t>(code.K() - 1);
-    const auto cycle = entry ? static_cast<std::size_t>(entry->cycle) : back;
-    const std::size_t walked = std::min(sub + tile.v2, longest);
+    // The register kernel's ring: whole cycles (K - 1 stages, 6 on four lanes).
     params_.ring =
-        static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
+        register_ring(tile, fs, params_.circle, code.K(),
+                      static_cast<std::size_t>(entry ? entry->cycle : code.K() - 1));
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(entry, limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133), (133,171) and "
@@ -422,8 +421,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
   }
 
  private:
-  // The register kernel when it is compiled for the code and its ring fits: the block of threads
-  // (whole warps) that keeps the most threads resident, from the occupancy API.
+  // The register kernel when it is compiled for the code, the tile is whole cycles and a warp
+  // per scheduler fits with its ring (register_residency).
   void choose_register_kernel(const register_kernel_entry* entry,
                               const cuda::device_limits& limits) {
     if (!entry) return;
@@ -432,27 +431,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const bool whole_cycles =
         t.f % cycle == 0 && t.f0 % cycle == 0 && t.v1 % cycle == 0 && t.v2 % cycle == 0;
     if (!whole_cycles) return;
-    const bool punctured = setup_.pattern.punctures();
-    const void* kernel = entry->kernel[punctured ? 1 : 0];
-    const std::size_t per_thread =
-        std::size_t{ring_row_words(params_.ring, static_cast<unsigned>(entry->words))} *
-        sizeof(unsigned);
-    cudaFuncAttributes attributes{};
-    GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-    const int most_threads =
-        std::min({512, limits.max_block_threads, attributes.maxThreadsPerBlock});
-    int best_threads = 0;
-    for (int threads = 32; threads <= most_threads; threads += 32) {
-      const std::size_t shared = per_thread * static_cast<std::size_t>(threads);
-      if (shared > limits.shared_optin) break;
-      cuda::allow_shared(kernel, shared);
-      const int blocks = cuda::resident_blocks(kernel, threads, shared);
-      if (blocks * threads > best_threads) {
-        best_threads = blocks * threads;
-        reg_shape_ = {threads, 1, threads, shared, blocks};
-      }
-    }
-    if (best_threads >= 128) reg_ = entry;  // below a warp per scheduler: the shared kernel
+    reg_shape_ = register_residency(*entry, setup_.pattern.punctures(), params_.ring, limits);
+    if (reg_shape_) reg_ = entry;
   }
 
   tiled_setup setup_;
@@ -479,7 +459,14 @@ const register_cuda_backend<cuda_tiled_entry> registered{&make_cuda_tiled_engine
 
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel) {
-  return default_tile_for(find_register_kernel(code), code, pattern, kernel);
+  const register_kernel_entry* entry = find_register_kernel(code);
+  const tile_shape nominal = default_tile_for(entry, code, pattern, kernel);
+  if (!entry || kernel == cuda_kernel::shared_memory) return nominal;
+  // A stream's windows are whole waves already (stream_runner.cu): f0 for the device, f nominal.
+  return fitted_register_tile(
+      *entry, pattern.punctures(), nominal,
+      make_frame_shape(code, pattern, nominal.stages(), termination::truncated), false, code.K(), 0,
+      cuda::current_device_limits());
 }
 
 }  // namespace gpufec::conv::detail

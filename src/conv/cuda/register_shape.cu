@@ -1,0 +1,94 @@
+// How the register kernel runs on this device: ring, residency and the fitted default tile
+// (register_shape.cuh).
+#include "conv/cuda/register_shape.cuh"
+
+#include <algorithm>
+#include <numeric>
+
+#include "conv/cuda/tiled_params.cuh"
+#include "conv/tiled_device.hpp"
+#include "gpufec/common/align.hpp"
+
+namespace gpufec::conv::detail {
+unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
+                       std::size_t cycle) {
+  const std::size_t sub = tile.f0 ? tile.f0 : tile.f;
+  const std::size_t longest = circle ? std::min(tile.f, shape.stages) + tile.v1 + tile.v2
+                                     : std::min(tile.stages(), shape.stages);
+  const auto back = static_cast<std::size_t>(K - 1);
+  const std::size_t walked = std::min(sub + tile.v2, longest);
+  return static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
+}
+
+cuda::launch_shape register_residency(const register_kernel_entry& entry, bool punctured,
+                                      unsigned ring, const cuda::device_limits& limits) {
+  const void* kernel = entry.kernel[punctured ? 1 : 0];
+  const std::size_t per_thread =
+      std::size_t{ring_row_words(ring, static_cast<unsigned>(entry.words))} * sizeof(unsigned);
+  cudaFuncAttributes attributes{};
+  GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  const int most_threads = std::min({512, limits.max_block_threads, attributes.maxThreadsPerBlock});
+  cuda::launch_shape best;
+  int best_warps = 0, natural = 0;
+  for (int threads = 32; threads <= most_threads; threads += 32) {
+    const std::size_t shared = per_thread * static_cast<std::size_t>(threads);
+    if (shared > limits.shared_optin) break;
+    cuda::allow_shared(kernel, shared);
+    const int warps = threads / 32, blocks = cuda::resident_blocks(kernel, threads, shared);
+    // The most blocks whose warps are a whole number per scheduler.
+    const int step = kSchedulersPerSM / std::gcd(warps, kSchedulersPerSM);
+    const int even = blocks / step * step;
+    if (even * warps > best_warps) {
+      best_warps = even * warps;
+      best = {threads, 1, threads, shared, even};
+      natural = blocks;
+    }
+  }
+  if (!best || natural == best.blocks_per_sm) return best;
+  // Pad the block's shared memory, to the least that keeps out the blocks beyond `even` (fewer
+  // blocks fit as a block takes more).
+  cuda::allow_shared(kernel, limits.shared_optin);
+  std::size_t lo = best.shared, hi = limits.shared_optin;  // lo lets too many in, hi few enough
+  if (cuda::resident_blocks(kernel, best.threads, hi) > best.blocks_per_sm) return best;
+  while (hi - lo > 16) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (cuda::resident_blocks(kernel, best.threads, mid) > best.blocks_per_sm ? lo : hi) = mid;
+  }
+  best.shared = hi;
+  best.blocks_per_sm = cuda::resident_blocks(kernel, best.threads, hi);
+  return best;
+}
+
+std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::launch_shape& shape,
+                                const cuda::device_limits& limits) {
+  return static_cast<std::size_t>(shape.wave(limits.sm_count)) *
+         static_cast<std::size_t>(shape.threads / entry.lanes);
+}
+
+tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
+                                const tile_shape& nominal, const frame_shape& shape, bool circle,
+                                int K, std::size_t frames, const cuda::device_limits& limits) {
+  const auto cycle = static_cast<std::size_t>(entry.cycle);
+  const std::size_t shortest = round_up(std::size_t{36}, cycle);
+  tile_shape best = nominal;
+  cuda::launch_shape best_shape;
+  int best_warps = 0;
+  for (std::size_t f0 = nominal.f0; f0 >= shortest; f0 -= cycle) {
+    tile_shape t = nominal;
+    t.f0 = f0;
+    const cuda::launch_shape s =
+        register_residency(entry, punctured, register_ring(t, shape, circle, K, cycle), limits);
+    if (const int warps = s.blocks_per_sm * s.threads / 32; warps > best_warps) {
+      best_warps = warps;
+      best = t;
+      best_shape = s;
+    }
+  }
+  if (!best_shape) return nominal;
+  best.f = fitted_tile_length(nominal.f, shape.stages, frames,
+                              register_wave_tiles(entry, best_shape, limits),
+                              std::max(4 * (nominal.v1 + nominal.v2), best.f0), cycle);
+  return best;
+}
+
+}  // namespace gpufec::conv::detail

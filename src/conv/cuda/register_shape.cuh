@@ -1,0 +1,48 @@
+// How the register kernel runs on this device (register_shape.cu): its ring of survivors, the
+// block shape and residency the plan launches it with, and the tile it runs when a plan is given
+// none, fitted to the device and to the plan's batch.
+#pragma once
+
+#include <cstddef>
+
+#include "common/cuda/launch_shape.hpp"
+#include "common/cuda/occupancy.cuh"
+#include "conv/cuda/register_table.hpp"
+#include "gpufec/conv/encoder.hpp"
+#include "gpufec/conv/tiling.hpp"
+
+namespace gpufec::conv::detail {
+
+// Warp schedulers per SM: four on every NVIDIA SM since Maxwell (sm_50), Hopper included; the
+// runtime reports no count. Warp w of an SM issues from scheduler w mod 4.
+inline constexpr int kSchedulersPerSM = 4;
+
+// The register kernel's ring, in stages per thread, for `tile` on frames of `shape`: a subframe
+// and its convergence stages, less the K-1 at its bottom that its traceback does not read
+// (register_traceback.cuh), or less where no tile of these frames runs that long; whole cycles.
+unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
+                       std::size_t cycle);
+
+// The register kernel's block and residency with `ring` stages per thread: the block of whole
+// warps that keeps the most warps resident per SM in a whole number per scheduler, its shared
+// memory padded where the occupancy API would let more in, so that no scheduler runs more warps
+// than another (a wave lasts as long as its busiest scheduler: bench/RESULTS.md, 2026-11-27).
+// Empty when not even one warp per scheduler fits.
+cuda::launch_shape register_residency(const register_kernel_entry& entry, bool punctured,
+                                      unsigned ring, const cuda::device_limits& limits);
+
+// Tiles of one wave at `shape` (lanes threads per tile).
+std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::launch_shape& shape,
+                                const cuda::device_limits& limits);
+
+// The tile the register kernel runs when given none: `nominal`'s overlaps (the default shape's,
+// default_tile_shape), the subframe length f0, from the nominal one down to 36 stages, whose ring
+// keeps the most warps resident (register_residency; the longest among equals: fewer traceback
+// steps per decoded bit), and f fitted to batches of `frames` frames (fitted_tile_length in
+// tiled_device.hpp, at least four times the overlaps). K = 7 (171,133) rate 1/2 on an H200 (132 SMs): (1326, 36, 36,
+// 36) for 64 frames of 2^20 bits, 12 warps per SM in one wave.
+tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
+                                const tile_shape& nominal, const frame_shape& shape, bool circle,
+                                int K, std::size_t frames, const cuda::device_limits& limits);
+
+}  // namespace gpufec::conv::detail
