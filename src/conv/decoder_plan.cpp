@@ -147,7 +147,7 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
     // No shape given: the engine takes the default of the kernel it runs.
     engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile,
-                                               max_batch, options.kernel});
+                                               max_batch, options.kernel, options.fit_tile});
     summary_.tile = engine_->device->tile();
     for (std::size_t t = 0; t < threads; ++t)
       engine_->int8_frame.emplace_back(summary_.shape.coded_bits);

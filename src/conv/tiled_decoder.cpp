@@ -72,15 +72,13 @@ tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pat
 namespace detail {
 
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
-                               std::size_t wave, std::size_t least, std::size_t cycle) {
+                               std::size_t wave, std::size_t unit) {
   const auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / b; };
   if (frames == 0 || wave == 0 || N <= nominal) return nominal;
   const std::size_t tiles = frames * ceil_div(N, nominal);
-  const std::size_t waves = std::max<std::size_t>(tiles / wave, 1);
-  const std::size_t per_frame = waves * wave / frames;  // tiles per frame that fill them
-  if (per_frame <= 1) return nominal;
-  const std::size_t f = std::max(round_up(ceil_div(N, per_frame), cycle), round_up(least, cycle));
-  return std::min(f, std::max(round_up(N, cycle), nominal));
+  const std::size_t per_frame = tiles / wave * wave / frames;  // tiles per frame that fill them
+  if (tiles < wave || per_frame <= 1) return nominal;
+  return round_up(ceil_div(N, per_frame), unit);
 }
 
 tile_scratch::tile_scratch(const conv_code& code, const tile_shape& tile)

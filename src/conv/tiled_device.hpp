@@ -23,10 +23,10 @@ struct tiled_setup {
   puncture_pattern pattern;
   frame_shape shape;  // streams: a truncated frame of one tile (the windows bring their own)
   termination term = termination::zero_tail;
-  tile_shape tile;            // f = 0: the default of the kernel that runs, fitted to the device
-                              // and max_batch (the engine's tile())
+  tile_shape tile;            // f = 0: the default of the kernel that runs (the engine's tile())
   std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
+  bool fit_tile = true;  // tile.f = 0: fitted to the device and the batch (decoder_options)
 };
 
 // A window of a continuous stream decoded as one frame (stream_tiles.hpp): `stages` stages of
@@ -73,25 +73,24 @@ class tiled_device_engine {
   virtual std::size_t device_bytes() const = 0;
 };
 
-// The tile shape a CUDA stream runs when given none: where the register kernel is compiled for
-// the code and `kernel` allows it, the default shape (long tiles with subframes) with the subframe
-// length that keeps the most warps resident on this device (fitted_register_tile, with f nominal:
-// the windows are whole waves); else the shared-memory kernel's own, (256, D, D, 0). That kernel
-// keeps a whole tile's survivors, and long tiles leave it few warps (K = 9 (753,561): 1.44 Gb/s on
-// f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost against ML decoding, docs/conv.md).
-// A plan given none runs the same, with f also fitted to its max_batch (the engine's tile()).
+// The tile shape the CUDA decoder runs when given none, before a plan fits it (fit_tile,
+// fitted_register_tile): the default shape, long tiles with subframes, where the register kernel
+// is compiled for the code and `kernel` allows it; else the shared-memory kernel's own,
+// (256, D, D, 0). That kernel keeps a whole tile's survivors, and long tiles leave it few warps
+// (K = 9 (753,561): 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
+// against ML decoding, docs/conv.md). Streams run it as it is (the same decisions on every device).
 // Defined by the engine (cuda/tiled_kernel.cu): for CUDA code only, like the engine itself.
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel);
 
-// The tile length for a batch: `frames` frames of N stages fill whole waves of `wave` tiles.
-// With `nominal` they would need T tiles; f is the shortest whole number of cycles that fits the
-// batch in max(1, floor(T / wave)) waves, at least `least` (so a small batch gets shorter tiles,
-// down to that, to fill one wave; a large one keeps about the nominal length). A frame that is
-// one tile at the nominal length stays so; frames = 0 (streams, whose windows are sized in waves)
-// keeps the nominal length.
+// The tile length for a batch: `frames` frames of N stages, which at the `nominal` length need
+// T >= `wave` tiles, fill whole waves of `wave` tiles: f is the shortest multiple of `unit` that
+// fits them in floor(T / wave) waves (about the nominal length, up to twice it). A batch of less
+// than a wave keeps the nominal length (shorter tiles that fill the wave measured slower for
+// K = 5: 110 against 140 Gb/s, bench/RESULTS.md 2026-11-27), as do frames of one nominal tile and
+// frames = 0 (streams, whose windows are whole waves).
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
-                               std::size_t wave, std::size_t least, std::size_t cycle);
+                               std::size_t wave, std::size_t unit);
 
 struct cuda_tiled_entry {
   using factory = std::unique_ptr<tiled_device_engine> (*)(const tiled_setup&);

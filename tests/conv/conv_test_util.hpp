@@ -152,9 +152,9 @@ ml_result exhaustive_ml(const encoder& enc, const std::vector<T>& llrs) {
 }
 
 // Rate 1/2 codes and CUDA kernels with the tile shape a CUDA plan or stream runs when given none:
-// the register kernel's where it is compiled for the code (the default shape, whose f0 the device
-// and f a plan's batch may shorten: default_tile_matches), else the shared kernel's
-// (256, D, D, 0); `registers`: which kernel runs.
+// the register kernel's where it is compiled for the code (the default shape, which a plan fits
+// to the device and its batch: default_tile_matches), else the shared kernel's (256, D, D, 0);
+// `registers`: which kernel runs.
 struct default_tile_case {
   conv_code code;
   cuda_kernel kernel;
@@ -171,24 +171,22 @@ inline std::vector<default_tile_case> default_tile_cases() {
       {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
   };
 }
-// Whether `got` is what case `c` runs: the shared kernel's shape exactly; on the register kernel
-// the default's overlaps with a subframe of whole cycles from 36 stages to the default's, and (a
-// plan's f, `fitted`) whole cycles of at least four times the overlaps or the default's f.
+// Whether `got` is what a CUDA plan runs for case `c` given no tile (decoder_options::fit_tile):
+// the shared kernel's shape exactly; on the register kernel the default's overlaps with a
+// subframe of whole cycles and 4-stage words from 36 stages to the default's, and f the
+// default's, or (a batch of more than a wave) whole cycles and words.
 inline ::testing::AssertionResult default_tile_matches(const default_tile_case& c,
-                                                       const tile_shape& got, bool fitted) {
+                                                       const tile_shape& got) {
   const tile_shape& e = c.expected;
   if (!c.registers)
     return got == e ? ::testing::AssertionSuccess()
                     : ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string();
-  const std::size_t cycle = c.code.K() == 9 ? 6 : static_cast<std::size_t>(c.code.K() - 1);
-  const std::size_t shortest = (36 + cycle - 1) / cycle * cycle;
-  const bool f_ok = fitted ? got.f % cycle == 0 && (got.f >= 4 * (e.v1 + e.v2) || got.f == e.f)
-                           : got.f == e.f;
-  if (got.v1 == e.v1 && got.v2 == e.v2 && got.f0 % cycle == 0 && got.f0 >= shortest &&
-      got.f0 <= e.f0 && f_ok)
+  const std::size_t unit = c.code.K() == 9 || c.code.K() == 7 ? 12 : 4;
+  if (got.v1 == e.v1 && got.v2 == e.v2 && got.f0 % unit == 0 && got.f0 >= 36 && got.f0 <= e.f0 &&
+      (got.f == e.f || got.f % unit == 0))
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string()
-                                       << " with f0 from " << shortest << " and f fitted";
+                                       << " fitted (f0 from 36, multiples of " << unit << ")";
 }
 // Warps resident per SM by a plan's or stream's kernel line ("... block 64 (...), shared ... B, 6
 // blocks/SM ..."): the register kernel keeps the same number on every scheduler of an SM.

@@ -246,43 +246,47 @@ TEST(ConvTiling, ShapeTextAndValidation) {
 }
 
 // The CUDA plan's default tile length for a batch (the register kernel, tiled_device.hpp): the
-// shortest whole number of cycles that fits the batch in whole waves, as many as the nominal
-// length would fill (at least one), and not below the least length.
+// shortest multiple of the unit that fits a batch of at least a wave of tiles in whole waves, as
+// many as the nominal length fills; the nominal length otherwise.
 TEST(ConvTiling, TileLengthFitsTheBatchToWholeWaves) {
   const std::size_t N = std::size_t{1} << 20, wave = 132 * 12 * 32;  // an H200, 12 warps per SM
-  // 64 frames: 63 552 tiles of 1056 stages, 1.25 waves; 1326 stages fill one (50 624 tiles).
-  EXPECT_EQ(detail::fitted_tile_length(1056, N, 64, wave, 288, 6), 1326u);
-  // 512 frames: 10.03 waves at 1056; 1062 fills 10 (505 856 tiles), 1056 would need 11.
-  EXPECT_EQ(detail::fitted_tile_length(1056, N, 512, wave, 288, 6), 1062u);
-  // One frame: as many tiles as a wave would take are too short; the least length.
-  EXPECT_EQ(detail::fitted_tile_length(1056, N, 1, wave, 288, 6), 288u);
-  // Frames of one nominal tile, streams (no batch), and frames one tile long at the least length.
-  EXPECT_EQ(detail::fitted_tile_length(1056, 200, 100000, wave, 288, 6), 1056u);
-  EXPECT_EQ(detail::fitted_tile_length(1056, N, 0, wave, 288, 6), 1056u);
-  EXPECT_EQ(detail::fitted_tile_length(1056, 1100, 4, wave, 2000, 6), 1104u);
-  // Any batch: whole cycles, at least the least length, the batch in the waves, and the shortest.
+  // 64 frames: 63 552 tiles of 1056 stages, 1.25 waves; 1332 stages fill one (50 432 tiles).
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 64, wave, 12), 1332u);
+  // 512 frames: 10.03 waves at 1056; 1068 fills 10 (491 520 tiles), 1056 would need 11.
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 512, wave, 12), 1068u);
+  // Less than a wave (one frame), frames of one nominal tile, streams (no batch): nominal.
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 1, wave, 12), 1056u);
+  EXPECT_EQ(detail::fitted_tile_length(1056, 200, 100000, wave, 12), 1056u);
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 0, wave, 12), 1056u);
+  // More frames than a wave has tiles: a tile per frame at most... here two per frame still fit.
+  EXPECT_EQ(detail::fitted_tile_length(1056, 2000, 60000, wave, 12), 1056u);
+  // Any batch: a multiple of the unit, the batch in the waves, and the shortest such length.
   std::uint64_t x = 12345;
   const auto next = [&](std::uint64_t n) {
     x = x * 6364136223846793005u + 1442695040888963407u;
     return (x >> 33) % n;
   };
-  for (int trial = 0; trial < 2000; ++trial) {
-    const std::size_t cycle = 2 + next(5), nominal = cycle * (20 + next(200));
-    const std::size_t n = 1 + next(1u << 21), frames = 1 + next(2000), w = 32 * (4 + next(5000));
-    const std::size_t least = cycle * (1 + next(100));
+  int fitted = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    const std::size_t unit = 4 * (1 + next(3)), nominal = unit * (20 + next(200));
+    const std::size_t n = 1 + next(1u << 21), frames = 1 + next(2000), w = 32 * (4 + next(2000));
     SCOPED_TRACE(::testing::Message() << "N " << n << " frames " << frames << " wave " << w
-                                    << " cycle " << cycle << " nominal " << nominal);
-    const std::size_t f = detail::fitted_tile_length(nominal, n, frames, w, least, cycle);
+                                      << " unit " << unit << " nominal " << nominal);
+    const std::size_t f = detail::fitted_tile_length(nominal, n, frames, w, unit);
     const auto tiles = [&](std::size_t len) { return frames * ((n + len - 1) / len); };
-    if (f == nominal) continue;  // frames of one tile, or a tile per frame fills the waves
-    EXPECT_EQ(f % cycle, 0u);
-    EXPECT_GE(f, least);
-    const std::size_t waves = std::max<std::size_t>(tiles(nominal) / w, 1);
-    if (f > least) {
-      EXPECT_LE(tiles(f), waves * w);
-      EXPECT_GT(tiles(f - cycle), waves * w);
+    if (tiles(nominal) < w || n <= nominal) {
+      EXPECT_EQ(f, nominal);
+      continue;
     }
+    if (f == nominal) continue;  // a tile per frame would not fill the waves
+    ++fitted;
+    EXPECT_EQ(f % unit, 0u);
+    EXPECT_LE(f, 2 * nominal + unit);
+    const std::size_t waves = tiles(nominal) / w;
+    EXPECT_LE(tiles(f), waves * w);
+    EXPECT_GT(tiles(f - unit), waves * w);
   }
+  EXPECT_GT(fitted, 500);
 }
 
 TEST(ConvTiling, PlanChoosesTheTiledDecoderAndRefusesMisplacedOptions) {

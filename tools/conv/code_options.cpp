@@ -80,7 +80,9 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term,
     throw usage_error(
         "--wrap-stages: the tiled decoder wraps its tiles around a tail-biting "
         "frame; set the overlaps with --tile f,v1,v2 instead");
-  if (!tile.empty()) {
+  if (tile == "default") {
+    d.fit_tile = false;  // default_tile_shape exactly, not fitted to the device and batch
+  } else if (!tile.empty()) {
     if (d.decoder != conv::decoder_kind::tiled)
       throw usage_error(cat("--tile applies to --decoder tiled (--decoder ", decoder, ")"));
     d.tile = from_options([&] {
@@ -130,7 +132,10 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
                  "v = D = 2.5 K / (1 - R) rounded up to multiples of K-1 (1056,36,36,66 for "
                  "K = 7 at rate 1/2), for K = 9: 1056,D,4D/3,66 in whole 6-stage cycles "
                  "(1056,48,60,66 at rate 1/2), for K = 8: 256,D,D,0; on CUDA, codes the shared "
-                 "kernel decodes default to 256,D,D,0");
+                 "kernel decodes default to 256,D,D,0, and the register kernel's default is fitted "
+                 "to the device and the batch (f0 and f; printed) unless --tile default asks for "
+                 "the shape above exactly (decode conv always runs it: the same bits on every "
+                 "device and --chunk)");
 }
 
 backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {

@@ -176,8 +176,9 @@ Examples:
 LLRs: positive means bit 0 (L = 2y/sigma^2); --llr-sign positive-is-1 takes the other convention.
 --backend cuda runs the CUDA tiled decoder (the same decisions as --backend cpu --decoder tiled
 with the same --tile; without --tile, codes the register kernel is not compiled for run the
-shared kernel on 256,D,D,0, frames and streams alike); auto picks it when a GPU exists and --decoder is auto or
-tiled.
+shared kernel on 256,D,D,0, frames and streams alike, and simulate and bench fit the register
+kernel's default to the device and the batch: the tile is printed, and --tile default runs the
+default as it is); auto picks it when a GPU exists and --decoder is auto or tiled.
 )";
 
 }  // namespace

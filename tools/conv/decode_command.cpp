@@ -205,6 +205,9 @@ struct decode_run {
               conv::termination term, int threads, backend where) {
     conv::decoder_options d = o.decoder.options(term, where);
     d.threads = threads;
+    // A file's bits do not depend on the device or on --chunk (the plan's max_batch): the default
+    // tile as it is, as the CPU's tiled decoder runs it.
+    d.fit_tile = false;
     const conv::frame_shape shape =
         from_options([&] { return conv::make_frame_shape(code, pattern, o.frame_bits, term); });
     const std::size_t n = shape.coded_bits;

@@ -52,8 +52,16 @@ struct decoder_options {
   double llr_scale = 0;
   // Tail-biting: wrap-around stages on each side; 0 = default_traceback_depth(code, pattern).
   std::size_t wrap_stages = 0;
-  // Tiled decoder: the tile shape; f = 0 takes default_tile_shape(code, pattern).
+  // Tiled decoder: the tile shape; f = 0 takes default_tile_shape(code, pattern), which a CUDA
+  // plan on the register kernel fits to the device and the batch when fit_tile is set: the
+  // subframe length whose survivor ring keeps the most warps resident, evenly over the SM's
+  // schedulers, and (for a batch of more than a wave of tiles) the tile length that fills whole
+  // waves (K = 7 rate 1/2, 64 frames of 2^20 bits, H200: (1332, 36, 36, 36)). The decisions then
+  // depend on the device and max_batch; summary().tile and describe() give the shape, and the CPU
+  // tiled decoder given it decides alike. fit_tile = false runs default_tile_shape exactly, on
+  // every device and batch.
   tile_shape tile;
+  bool fit_tile = true;
   // CUDA plans: which kernel (the plan refuses registers where they do not apply).
   cuda_kernel kernel = cuda_kernel::automatic;
   // OpenMP threads over the frames of a batch; 0 = omp_get_max_threads() when the plan is made.

@@ -68,16 +68,19 @@ std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::
 tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
                                 const tile_shape& nominal, const frame_shape& shape, bool circle,
                                 int K, std::size_t frames, const cuda::device_limits& limits) {
-  const auto cycle = static_cast<std::size_t>(entry.cycle);
-  const std::size_t shortest = round_up(std::size_t{36}, cycle);
+  // Tiles and subframes start on 4-byte boundaries of the bits (a multiple of 4 stages), which
+  // leave as aligned words (register_traceback.cuh): one off a boundary writes its edges by bytes
+  // (K = 7 rate 1/2, 64 frames: f = 1326 90.5 Gb/s, f = 1332 103, H200).
+  const std::size_t unit = std::lcm(static_cast<std::size_t>(entry.cycle), std::size_t{4});
   tile_shape best = nominal;
   cuda::launch_shape best_shape;
   int best_warps = 0;
-  for (std::size_t f0 = nominal.f0; f0 >= shortest; f0 -= cycle) {
+  for (std::size_t f0 = nominal.f0 / unit * unit; f0 >= round_up(std::size_t{36}, unit);
+       f0 -= unit) {
     tile_shape t = nominal;
     t.f0 = f0;
     const cuda::launch_shape s =
-        register_residency(entry, punctured, register_ring(t, shape, circle, K, cycle), limits);
+        register_residency(entry, punctured, register_ring(t, shape, circle, K, static_cast<std::size_t>(entry.cycle)), limits);
     if (const int warps = s.blocks_per_sm * s.threads / 32; warps > best_warps) {
       best_warps = warps;
       best = t;
@@ -86,8 +89,7 @@ tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctur
   }
   if (!best_shape) return nominal;
   best.f = fitted_tile_length(nominal.f, shape.stages, frames,
-                              register_wave_tiles(entry, best_shape, limits),
-                              std::max(4 * (nominal.v1 + nominal.v2), best.f0), cycle);
+                              register_wave_tiles(entry, best_shape, limits), unit);
   return best;
 }
 

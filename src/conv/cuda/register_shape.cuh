@@ -35,12 +35,13 @@ cuda::launch_shape register_residency(const register_kernel_entry& entry, bool p
 std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::launch_shape& shape,
                                 const cuda::device_limits& limits);
 
-// The tile the register kernel runs when given none: `nominal`'s overlaps (the default shape's,
-// default_tile_shape), the subframe length f0, from the nominal one down to 36 stages, whose ring
-// keeps the most warps resident (register_residency; the longest among equals: fewer traceback
-// steps per decoded bit), and f fitted to batches of `frames` frames (fitted_tile_length in
-// tiled_device.hpp, at least four times the overlaps). K = 7 (171,133) rate 1/2 on an H200 (132 SMs): (1326, 36, 36,
-// 36) for 64 frames of 2^20 bits, 12 warps per SM in one wave.
+// The tile a plan runs on the register kernel when given none (decoder_options::fit_tile):
+// `nominal`'s overlaps (default_tile_shape's), the subframe length f0, a multiple of 4 stages and
+// of the cycle from the nominal one down to 36, whose ring keeps the most warps resident
+// (register_residency; the longest among equals: fewer traceback steps per decoded bit), and f
+// fitted to batches of `frames` frames (fitted_tile_length in tiled_device.hpp). K = 7 (171,133)
+// rate 1/2 on an H200 (132 SMs), 64 frames of 2^20 bits: (1332, 36, 36, 36), 12 warps per SM in
+// one wave.
 tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
                                 const tile_shape& nominal, const frame_shape& shape, bool circle,
                                 int K, std::size_t frames, const cuda::device_limits& limits);

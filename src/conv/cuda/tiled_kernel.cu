@@ -186,7 +186,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     const cuda::device_limits limits = cuda::current_device_limits();
     if (setup_.tile.f == 0) {
       setup_.tile = default_tile_for(entry, code, pattern, setup_.kernel);
-      if (entry && setup_.kernel != cuda_kernel::shared_memory)
+      if (setup_.fit_tile && entry && setup_.kernel != cuda_kernel::shared_memory)
         setup_.tile = fitted_register_tile(*entry, pattern.punctures(), setup_.tile, setup_.shape,
                                            setup_.term == termination::tail_biting, code.K(),
                                            setup_.max_batch, limits);
@@ -459,14 +459,7 @@ const register_cuda_backend<cuda_tiled_entry> registered{&make_cuda_tiled_engine
 
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel) {
-  const register_kernel_entry* entry = find_register_kernel(code);
-  const tile_shape nominal = default_tile_for(entry, code, pattern, kernel);
-  if (!entry || kernel == cuda_kernel::shared_memory) return nominal;
-  // A stream's windows are whole waves already (stream_runner.cu): f0 for the device, f nominal.
-  return fitted_register_tile(
-      *entry, pattern.punctures(), nominal,
-      make_frame_shape(code, pattern, nominal.stages(), termination::truncated), false, code.K(), 0,
-      cuda::current_device_limits());
+  return default_tile_for(find_register_kernel(code), code, pattern, kernel);
 }
 
 }  // namespace gpufec::conv::detail

@@ -39,7 +39,8 @@ class ConvCudaCli : public ConvCliTest {
   }
 };
 
-// Same seed, same tile: the CUDA run and the CPU tiled run see the same frames and decide alike,
+// Same seed, same tile (the one the CUDA run reports: its default, fitted to the device and the
+// batch): the CUDA run and the CPU tiled run see the same frames and decide alike,
 // so every point has the same frames, frame errors and bit errors, for int8 LLRs (made on the GPU,
 // the device path) and float LLRs (made on the CPU, quantized per frame on the host), at points
 // with many errors and with few.
@@ -51,8 +52,14 @@ TEST_F(ConvCudaCli, SimulateCudaGivesTheCpuTiledCounts) {
         std::string("simulate conv --K 7 --polys 171,133 --rate 3/4 --ebn0 3,4.5,6 ") +
         "--frame-bits 2000 --max-fe 30 --max-frames 4000 --seed 9 --llr " + llr;
     const auto gpu = simulate(common + " --backend cuda", "gpu.json");
-    const auto cpu = simulate(common + " --backend cpu --decoder tiled", "cpu.json");
     ASSERT_FALSE(gpu.is_null());
+    // The GPU's default tile is fitted to the device and batch; the CPU runs the shape it reports.
+    const auto& g = gpu["parameters"];
+    const std::string tile = std::to_string(g["tile_f"].get<int>()) + "," +
+                             std::to_string(g["tile_v1"].get<int>()) + "," +
+                             std::to_string(g["tile_v2"].get<int>()) + "," +
+                             std::to_string(g["tile_f0"].get<int>());
+    const auto cpu = simulate(common + " --backend cpu --decoder tiled --tile " + tile, "cpu.json");
     ASSERT_FALSE(cpu.is_null());
     EXPECT_EQ(gpu["backend"], "cuda");
     EXPECT_EQ(cpu["backend"], "cpu");

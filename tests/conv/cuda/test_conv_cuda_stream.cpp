@@ -117,8 +117,7 @@ TEST(ConvCudaStream, ShortStreamsAndHighSnr) {
 }
 
 // Without a tile shape the stream runs the default of the kernel that runs, as plans do: the
-// register kernel's where it is compiled for the code (its subframe fitted to the device, its
-// length the default's: the windows are whole waves), else the shared kernel's (256, D, D, 0).
+// register kernel's where it is compiled for the code, else the shared kernel's (256, D, D, 0).
 TEST(ConvCudaStream, WithoutATileShapeEachKernelRunsItsOwnDefault) {
   SKIP_WITHOUT_GPU();
   const auto none = puncture_pattern::none(2);
@@ -126,8 +125,7 @@ TEST(ConvCudaStream, WithoutATileShapeEachKernelRunsItsOwnDefault) {
   for (const default_tile_case& c : default_tile_cases()) {
     SCOPED_TRACE(c.code.to_string() + ", kernel " + std::string(name_of(c.kernel)));
     stream_decoder dec(c.code, none, cuda_options({}, 0, c.kernel));
-    const tile_shape tile = dec.tile();
-    EXPECT_TRUE(default_tile_matches(c, tile, false));
+    EXPECT_EQ(dec.tile(), c.expected);
     EXPECT_EQ(dec.traceback_depth(), c.expected.v2);
     EXPECT_EQ(dec.release_block() % c.expected.f, 0u);
     const std::string text = dec.describe();
@@ -136,7 +134,7 @@ TEST(ConvCudaStream, WithoutATileShapeEachKernelRunsItsOwnDefault) {
         << text;
     const auto s = make_stream(c.code, none, stages, 0.9 * std::sqrt(0.5 / none.rate()), 64);
     const auto bits = decode_in_chunks(dec, s.llr, {3001}, push_values);
-    EXPECT_EQ(bits, tiled_whole(c.code, none, tile, stream_quantized(s.llr), stages));
+    EXPECT_EQ(bits, tiled_whole(c.code, none, c.expected, stream_quantized(s.llr), stages));
     EXPECT_NE(bits, s.info) << "too little noise to exercise the decisions";
   }
 }
