@@ -12,9 +12,9 @@
 //                   [--sweep-on WORKLOAD] [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
 // for a profiler or an A/B run. The register kernel runs the plan's default tile, which it fits
-// to the device and the batch (printed). --sweep runs only the tile sweep, over the subframe lengths f0
-// given (multiples of 6), on K7 r1/2 or the register-kernel workload --sweep-on names (its
-// default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, the
+// to the device and the batch (printed). --sweep runs only the tile sweep, over the subframe
+// lengths f0 given (multiples of 6), on K7 r1/2 or the register-kernel workload --sweep-on names
+// (its default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, the
 // plan's default tile, fitted to each batch) on batches of that many frames of 2^20 bits
 // (--batch-tile: one tile for all): throughput over how full the waves of resident tiles are.
 #include <cuda_runtime.h>

@@ -179,8 +179,9 @@ inline ::testing::AssertionResult default_tile_matches(const default_tile_case& 
                                                        const tile_shape& got) {
   const tile_shape& e = c.expected;
   if (!c.registers)
-    return got == e ? ::testing::AssertionSuccess()
-                    : ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string();
+    return got == e
+               ? ::testing::AssertionSuccess()
+               : ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string();
   const std::size_t unit = c.code.K() == 9 || c.code.K() == 7 ? 12 : 4;
   if (got.v1 == e.v1 && got.v2 == e.v2 && got.f0 % unit == 0 && got.f0 >= 36 && got.f0 <= e.f0 &&
       (got.f == e.f || got.f % unit == 0))

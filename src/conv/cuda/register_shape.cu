@@ -79,8 +79,9 @@ tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctur
        f0 -= unit) {
     tile_shape t = nominal;
     t.f0 = f0;
-    const cuda::launch_shape s =
-        register_residency(entry, punctured, register_ring(t, shape, circle, K, static_cast<std::size_t>(entry.cycle)), limits);
+    const cuda::launch_shape s = register_residency(
+        entry, punctured, register_ring(t, shape, circle, K, static_cast<std::size_t>(entry.cycle)),
+        limits);
     if (const int warps = s.blocks_per_sm * s.threads / 32; warps > best_warps) {
       best_warps = warps;
       best = t;

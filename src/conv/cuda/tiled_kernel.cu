@@ -273,9 +273,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.parity = parity_.get();
 
     // The register kernel's ring: whole cycles (K - 1 stages, 6 on four lanes).
-    params_.ring =
-        register_ring(tile, fs, params_.circle, code.K(),
-                      static_cast<std::size_t>(entry ? entry->cycle : code.K() - 1));
+    params_.ring = register_ring(tile, fs, params_.circle, code.K(),
+                                 static_cast<std::size_t>(entry ? entry->cycle : code.K() - 1));
     if (setup_.kernel != cuda_kernel::shared_memory) choose_register_kernel(entry, limits);
     require(setup_.kernel != cuda_kernel::registers || reg_,
             "the CUDA register kernel is compiled for K = 7 (171,133), (133,171) and "
