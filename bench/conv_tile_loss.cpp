@@ -12,7 +12,8 @@
 // --K 9 measures K = 9 (561,753) at rate 1/2 instead, over the shapes around today's default for
 // K >= 8 and the planned four-lane register kernel's (whole cycles of 6 stages: docs/conv.md).
 //
-//   conv_tile_loss [--quick] [--K 7|9] [--json FILE]
+//   conv_tile_loss [--quick] [--K 7|9] [--defaults-only yes] [--json FILE]
+// --defaults-only yes: only the default shapes (add_default_shapes), for a quick check.
 #include <omp.h>
 
 #include <algorithm>
@@ -107,8 +108,8 @@ double sum(const std::vector<double>& v) {
 }
 
 // K = 7: Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
-std::vector<tile_shape> k7_shapes(const conv_code& code, const puncture_pattern& pattern,
-                                  std::size_t D, std::vector<std::string>& table) {
+std::vector<tile_shape> k7_shapes(const puncture_pattern& pattern, std::size_t D,
+                                  std::vector<std::string>& table) {
   std::vector<tile_shape> shapes;
   for (std::size_t v : {10, 20, 30, 40, 50})
     for (std::size_t f : {32, 64, 128, 256, 512}) {
@@ -126,14 +127,21 @@ std::vector<tile_shape> k7_shapes(const conv_code& code, const puncture_pattern&
     shapes.push_back({256, v1, D, 0});
     table.push_back("v1");
   }
-  // The shape a plan takes by default (the CUDA register kernel's), and the fastest of
-  // conv_cuda_bench's tile sweep (f = 264, f0 = 30) with the same overlaps.
-  const tile_shape standard = default_tile_shape(code, pattern);
-  shapes.push_back(standard);
-  table.push_back("default");
-  shapes.push_back({264, standard.v1, standard.v2, 30});
-  table.push_back("default");
   return shapes;
+}
+
+// The shape a plan takes by default (the CUDA register kernel's), the same with the shortest
+// subframe a CUDA plan fits to its device (f0 = 36; the fit only lengthens f, which only removes
+// tile edges, so this row bounds the loss of every fitted shape), and the fastest of
+// conv_cuda_bench's old tile sweep (f = 264, f0 = 30) with the same overlaps.
+void add_default_shapes(const conv_code& code, const puncture_pattern& pattern,
+                        std::vector<tile_shape>& shapes, std::vector<std::string>& table) {
+  const tile_shape standard = default_tile_shape(code, pattern);
+  for (const tile_shape& t : {standard, tile_shape{standard.f, standard.v1, standard.v2, 36},
+                              tile_shape{264, standard.v1, standard.v2, 30}}) {
+    shapes.push_back(t);
+    table.push_back("default");
+  }
 }
 
 // K = 9 rate 1/2: the default tile for K >= 8 and shapes of whole 6-stage cycles around the planned
@@ -158,14 +166,21 @@ std::vector<tile_shape> k9_shapes(std::size_t D, std::vector<std::string>& table
 
 int main(int argc, char** argv) {
   int K = 7;
+  bool defaults_only = false;
   const auto own = [&](std::string_view flag, std::string_view value) {
+    if (flag == "--defaults-only") {
+      if (value != "yes" && value != "no")
+        throw gpufec::bench::bad_option("--defaults-only: yes or no");
+      defaults_only = value == "yes";
+      return true;
+    }
     if (flag != "--K") return false;
     if (value != "7" && value != "9") throw gpufec::bench::bad_option("--K: 7 or 9");
     K = value == "9" ? 9 : 7;
     return true;
   };
   return gpufec::bench::run_program(
-      argc, argv, "conv_tile_loss", "[--quick] [--K 7|9] [--json FILE]", own,
+      argc, argv, "conv_tile_loss", "[--quick] [--K 7|9] [--defaults-only yes] [--json FILE]", own,
       [&](const gpufec::bench::program_options& program) {
         const bool quick = program.quick;
         const std::size_t N = 4096;
@@ -191,8 +206,9 @@ int main(int argc, char** argv) {
           const std::size_t D = default_traceback_depth(code, pattern);
           // Table II: f x v2 (v1 = v2); Table III: v2 x f0 (f = 256, v1 = D); a v1 sweep; defaults.
           std::vector<std::string> table;
-          const std::vector<tile_shape> shapes =
-              K == 9 ? k9_shapes(D, table) : k7_shapes(code, pattern, D, table);
+          std::vector<tile_shape> shapes;
+          if (!defaults_only) shapes = K == 9 ? k9_shapes(D, table) : k7_shapes(pattern, D, table);
+          add_default_shapes(code, pattern, shapes, table);
           const errors low = count_errors(code, pattern, N, point.ebn0 - 0.5, point.frames, {});
           const errors e = count_errors(code, pattern, N, point.ebn0, point.frames, shapes);
           const double bits = static_cast<double>(N * point.frames);
