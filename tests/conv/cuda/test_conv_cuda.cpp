@@ -243,7 +243,7 @@ TEST(ConvCuda, WithoutATileShapeEachKernelRunsItsOwnDefault) {
 
 // A plan given no tile fits the tile length to its batch: 64 frames of 2^20 bits fill whole waves
 // of resident tiles (one wave of K = 7 rate 1/2 decodes 16% faster than 1.25 waves on an H200:
-// bench/RESULTS.md 2026-11-27), a batch of less than a wave keeps the default length, and
+// bench/RESULTS.md 2026-11-27), a batch of less than a wave keeps the default shape, and
 // fit_tile = false runs the default shape; each decides as the CPU tiled decoder on its shape.
 TEST(ConvCuda, TheDefaultTileFillsWholeWavesOfTheBatch) {
   SKIP_WITHOUT_GPU();
@@ -266,7 +266,7 @@ TEST(ConvCuda, TheDefaultTileFillsWholeWavesOfTheBatch) {
     const std::size_t wave = static_cast<std::size_t>(sms) * static_cast<std::size_t>(warps) * 32;
     const std::size_t tiles = frames * ((N + nominal.f - 1) / nominal.f);
     if (tiles < wave) {
-      EXPECT_EQ(tile.f, nominal.f) << line;
+      EXPECT_EQ(tile, nominal) << line;
     } else {
       const std::size_t waves = tiles / wave;
       EXPECT_LE(frames * ((N + tile.f - 1) / tile.f), waves * wave) << tile.to_string();
