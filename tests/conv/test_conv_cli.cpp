@@ -94,6 +94,24 @@ TEST_F(ConvCliTest, SimulateJsonHoldsTypedParameters) {
   EXPECT_EQ(t["llr_scale"], "auto");
   EXPECT_FALSE(t.contains("wrap_stages"));
   EXPECT_NE(t["traceback"].get<std::string>().find("subframes"), std::string::npos);
+
+  // --tile default: the default shape as it is (a CUDA plan would otherwise fit it to the device
+  // and the batch; on the CPU it is the default anyway).
+  r = run_cli(
+      "simulate conv --backend cpu --frame-bits 3000 --ebn0 4 --max-frames 10 --decoder tiled "
+      "--tile default --json " +
+      path("d.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto d = read_json(path("d.json"))["parameters"];
+  EXPECT_EQ(d["tile_f"], 1056);
+  EXPECT_EQ(d["tile_v1"], 36);
+  EXPECT_EQ(d["tile_v2"], 36);
+  EXPECT_EQ(d["tile_f0"], 66);
+  r = run_cli(
+      "simulate conv --backend cpu --frame-bits 300 --ebn0 4 --max-frames 10 --decoder "
+      "tiled --tile defaults");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("tile \"defaults\""), std::string::npos) << r.output;
 }
 
 // Noise-free LLRs (+-4 per coded bit) as text.

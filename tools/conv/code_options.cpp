@@ -80,11 +80,11 @@ conv::decoder_options conv_decoder_cli_options::options(conv::termination term,
     throw usage_error(
         "--wrap-stages: the tiled decoder wraps its tiles around a tail-biting "
         "frame; set the overlaps with --tile f,v1,v2 instead");
+  if (!tile.empty() && d.decoder != conv::decoder_kind::tiled)
+    throw usage_error(cat("--tile applies to --decoder tiled (--decoder ", decoder, ")"));
   if (tile == "default") {
     d.fit_tile = false;  // default_tile_shape exactly, not fitted to the device and batch
   } else if (!tile.empty()) {
-    if (d.decoder != conv::decoder_kind::tiled)
-      throw usage_error(cat("--tile applies to --decoder tiled (--decoder ", decoder, ")"));
     d.tile = from_options([&] {
       try {
         return conv::parse_tile_shape(tile);
