@@ -10,6 +10,7 @@
 #include "gpufec/common/align.hpp"
 
 namespace gpufec::conv::detail {
+
 unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
                        std::size_t cycle) {
   const std::size_t sub = tile.f0 ? tile.f0 : tile.f;

@@ -13,8 +13,8 @@
 
 namespace gpufec::conv::detail {
 
-// Warp schedulers per SM: four on every NVIDIA SM since Maxwell (sm_50), Hopper included; the
-// runtime reports no count. Warp w of an SM issues from scheduler w mod 4.
+// Warp schedulers per SM: four on every NVIDIA SM since Maxwell (sm_50), Hopper included, each
+// issuing for its own share of the SM's resident warps; the runtime reports no count.
 inline constexpr int kSchedulersPerSM = 4;
 
 // The register kernel's ring, in stages per thread, for `tile` on frames of `shape`: a subframe
@@ -40,9 +40,8 @@ std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::
 // of the cycle from the nominal one down to 36, whose ring keeps the most warps resident
 // (register_residency; the longest among equals: fewer traceback steps per decoded bit), and f
 // fitted to batches of `frames` frames (fitted_tile_length in tiled_device.hpp); a batch of less
-// than a wave of tiles runs `nominal` as it is. K = 7 (171,133)
-// rate 1/2 on an H200 (132 SMs), 64 frames of 2^20 bits: (1332, 36, 36, 36), 12 warps per SM in
-// one wave.
+// than a wave of tiles runs `nominal` as it is. K = 7 (171,133) rate 1/2 on an H200 (132 SMs), 64
+// frames of 2^20 bits: (1332, 36, 36, 36), 12 warps per SM in one wave.
 tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
                                 const tile_shape& nominal, const frame_shape& shape, bool circle,
                                 int K, std::size_t frames, const cuda::device_limits& limits);
