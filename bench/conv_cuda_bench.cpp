@@ -16,7 +16,8 @@
 // lengths f0 given (multiples of 6), on K7 r1/2 or the register-kernel workload --sweep-on names
 // (its default v1 and v2; K7 r1/2 also v2 = 48). --batches runs only K7 r1/2 (register kernel, the
 // plan's default tile, fitted to each batch) on batches of that many frames of 2^20 bits
-// (--batch-tile: one tile for all): throughput over how full the waves of resident tiles are.
+// (--batch-tile: one tile for all, and for the register kernel's --only rows too): throughput
+// over how full the waves of resident tiles are.
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -325,10 +326,10 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> only;            // workload names; empty: all, and the tile sweep
-  std::vector<std::size_t> sweep_f0s;       // --sweep: only the tile sweep, over these f0
-  std::vector<std::size_t> batches;         // --batches: only K7 r1/2 over these batch sizes
-  tile_shape batch_tile;                    // --batch-tile: their tile (f = 0: the default)
+  std::vector<std::string> only;       // workload names; empty: all, and the tile sweep
+  std::vector<std::size_t> sweep_f0s;  // --sweep: only the tile sweep, over these f0
+  std::vector<std::size_t> batches;    // --batches: only K7 r1/2 over these batch sizes
+  tile_shape batch_tile;  // --batch-tile: the register kernel's tile (f = 0: the plan's default)
   std::string sweep_on{workload_names[0]};  // --sweep-on: the sweep's workload
   // A comma-separated list of positive integers (multiples of `step`).
   const auto numbers = [](std::string_view flag, std::string_view value, unsigned long step,
@@ -482,11 +483,11 @@ int main(int argc, char** argv) {
           const double cpu = cpu_gbps(w, sp.ebn0);
           for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::shared_memory}) {
             if (kernel == cuda_kernel::registers && !has_register_kernel(w)) continue;
-            // The register kernel on the plan's default (fitted to the device and the batch), the
-            // shared kernel on its own best shape: short tiles, no subframes.
+            // The register kernel on the plan's default (fitted to the device and the batch) or
+            // --batch-tile, the shared kernel on its own best shape: short tiles, no subframes.
             const tile_shape given =
                 kernel == cuda_kernel::registers
-                    ? tile_shape{}
+                    ? batch_tile
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
             const measured m = measure(w, kernel, given, !sp.float_llr, repeats, stream);
