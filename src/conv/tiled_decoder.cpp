@@ -73,12 +73,11 @@ namespace detail {
 
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
                                std::size_t wave, std::size_t unit) {
-  const auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / b; };
   if (frames == 0 || wave == 0 || N <= nominal) return nominal;
-  const std::size_t tiles = frames * ceil_div(N, nominal);
+  const std::size_t tiles = batch_tiles(nominal, N, frames);
   const std::size_t per_frame = tiles / wave * wave / frames;  // tiles per frame that fill them
   if (tiles < wave || per_frame <= 1) return nominal;
-  return round_up(ceil_div(N, per_frame), unit);
+  return round_up((N + per_frame - 1) / per_frame, unit);
 }
 
 tile_scratch::tile_scratch(const conv_code& code, const tile_shape& tile)

@@ -83,6 +83,11 @@ class tiled_device_engine {
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel);
 
+// Tiles of f stages that `frames` frames of N stages are cut into.
+inline std::size_t batch_tiles(std::size_t f, std::size_t N, std::size_t frames) {
+  return frames * ((N + f - 1) / f);
+}
+
 // The tile length for a batch: `frames` frames of N stages, which at the `nominal` length need
 // T >= `wave` tiles, fill whole waves of `wave` tiles: f is the shortest multiple of `unit` that
 // fits them in floor(T / wave) waves (about the nominal length, up to twice it). A batch of less

@@ -65,7 +65,8 @@ tile_shape parse_tile_shape(std::string_view text);
 // four-lane register kernel's: 1056, 48, 60, 66 at rate 1/2); K = 8: f = 256, v1 = v2 = D, f0 = 0.
 // docs/conv.md gives the BER loss measured against full ML decoding that supports them. (A CUDA
 // plan or stream given no shape runs this one where the register kernel is compiled for the code,
-// and the shared-memory kernel's own, 256, D, D, 0, elsewhere: decoder_plan::summary().tile,
+// a plan fitted to the device and its batch unless decoder_options::fit_tile is false, and the
+// shared-memory kernel's own, 256, D, D, 0, elsewhere: decoder_plan::summary().tile,
 // stream_decoder::tile().)
 tile_shape default_tile_shape(const conv_code& code, const puncture_pattern& pattern);
 

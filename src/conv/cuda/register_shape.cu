@@ -94,7 +94,7 @@ tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctur
   // whose longer subframes trace back less (K = 7 rate 1/2, 16 and 32 frames of 2^20 bits: 58.0
   // and 79.3 Gb/s against 54.7 and 75.7 at f0 = 36, H200).
   const std::size_t wave = register_wave_tiles(entry, best_shape, limits);
-  if (frames > 0 && frames * ((shape.stages + nominal.f - 1) / nominal.f) < wave) return nominal;
+  if (frames > 0 && batch_tiles(nominal.f, shape.stages, frames) < wave) return nominal;
   best.f = fitted_tile_length(nominal.f, shape.stages, frames, wave, unit);
   return best;
 }
