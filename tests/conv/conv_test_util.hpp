@@ -3,8 +3,6 @@
 // maximum-likelihood oracle over all information sequences.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -152,9 +150,9 @@ ml_result exhaustive_ml(const encoder& enc, const std::vector<T>& llrs) {
 }
 
 // Rate 1/2 codes and CUDA kernels with the tile shape a CUDA plan or stream runs when given none:
-// the register kernel's where it is compiled for the code (the default shape, which a plan fits
-// to the device and its batch: default_tile_matches), else the shared kernel's (256, D, D, 0);
-// `registers`: which kernel runs.
+// the register kernel's where it is compiled for the code (the default shape, as it is for a batch
+// of less than a wave of tiles), else the shared kernel's (256, D, D, 0); `registers`: which
+// kernel runs.
 struct default_tile_case {
   conv_code code;
   cuda_kernel kernel;
@@ -170,25 +168,6 @@ inline std::vector<default_tile_case> default_tile_cases() {
       {conv_code(9, {0753, 0561}), cuda_kernel::automatic, {256, 45, 45, 0}, false},
       {conv_code(9, {0561, 0753}), cuda_kernel::automatic, {1056, 48, 60, 66}, true},
   };
-}
-// Whether `got` is what a CUDA plan runs for case `c` given no tile (decoder_options::fit_tile):
-// the shared kernel's shape exactly; on the register kernel the default (a batch of less than a
-// wave), or its overlaps with a subframe of whole cycles and 4-stage words from 36 stages to the
-// default's, and f the default's or whole cycles and words.
-inline ::testing::AssertionResult default_tile_matches(const default_tile_case& c,
-                                                       const tile_shape& got) {
-  const tile_shape& e = c.expected;
-  if (!c.registers)
-    return got == e
-               ? ::testing::AssertionSuccess()
-               : ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string();
-  const std::size_t unit = c.code.K() == 9 || c.code.K() == 7 ? 12 : 4;
-  if (got == e) return ::testing::AssertionSuccess();  // a batch of less than a wave
-  if (got.v1 == e.v1 && got.v2 == e.v2 && got.f0 % unit == 0 && got.f0 >= 36 && got.f0 <= e.f0 &&
-      (got.f == e.f || got.f % unit == 0))
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << got.to_string() << " is not " << e.to_string()
-                                       << " fitted (f0 from 36, multiples of " << unit << ")";
 }
 // Warps resident per SM by a plan's or stream's kernel line ("... block 64 (...), shared ... B, 6
 // blocks/SM ..."): the register kernel keeps the same number on every scheduler of an SM.
