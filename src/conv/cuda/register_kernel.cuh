@@ -13,7 +13,9 @@
 // branch inside a cycle: the engine runs this kernel only on tile shapes whose f, f0 (or f when
 // f0 = 0), v1 and v2 are multiples of P, so that every subframe boundary inside a tile falls at a
 // cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
-// after the forward pass. The ring holds whole cycles.
+// after the forward pass. The ring holds whole cycles. The walks read stages from a tile's
+// begin + K - 1 on, so on unpunctured codes the cycles of the v1 warm-up below that run without
+// decisions (on punctured ones a second cycle loop cost ptxas 36 registers).
 //
 // Index map: thread t of block b takes tiles g = (b T + t) / lanes, g + gridDim.x T / lanes, ...
 // (T threads per block; lanes = 1, or 4 for K = 9: threads 4g .. 4g + 3 share tile g, as lane
@@ -42,6 +44,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "conv/cuda/register_lanes.cuh"
 #include "conv/cuda/register_layout.cuh"
@@ -259,19 +262,31 @@ struct tile_run {
     const long long info_end = static_cast<long long>(p.info_bits) - first + begin;
     const int limit = static_cast<int>(min(static_cast<long long>(b), info_end));
     const int last_slot = (slot == 0 ? static_cast<int>(p.ring) : slot) - 1;
+    // The last argument (unpunctured codes): how far above the written range the walk starts to
+    // keep its history: 0, or never under the test switch (tiled_params::checks).
     if constexpr (lanes > 1) {
       // Subframe s is traced by lane s mod 4, through the rings of all four: the group meets
       // before (the other lanes' decisions are visible) and after (none of them writes its ring
       // again, in this tile or the next, while the trace reads it).
       __syncwarp(group.mask);
-      if (group.lane == static_cast<unsigned>(s) % lanes)
-        trace_lanes<Spec>(row - group.lane * ring_row_words(p.ring, W), ring_row_words(p.ring, W),
-                          static_cast<int>(p.ring), last_slot, start, a, limit,
-                          static_cast<unsigned>(state), out + (first - begin));
+      if (group.lane == static_cast<unsigned>(s) % lanes) {
+        const unsigned* rows = row - group.lane * ring_row_words(p.ring, W);
+        if constexpr (Punctured)
+          trace_lanes<Spec>(rows, ring_row_words(p.ring, W), static_cast<int>(p.ring), last_slot,
+                            start, a, limit, static_cast<unsigned>(state), out + (first - begin));
+        else
+          trace_lanes<Spec>(rows, ring_row_words(p.ring, W), static_cast<int>(p.ring), last_slot,
+                            start, a, limit, static_cast<unsigned>(state), out + (first - begin),
+                            (p.checks & 2) ? 1 << 20 : 0);
+      }
       __syncwarp(group.mask);
-    } else {
+    } else if constexpr (Punctured) {
       trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
                            static_cast<unsigned>(state), out + (first - begin));
+    } else {
+      trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
+                           static_cast<unsigned>(state), out + (first - begin),
+                           (p.checks & 2) ? 1 << 20 : 0);
     }
   }
 
@@ -283,8 +298,9 @@ struct tile_run {
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
-  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles).
-  template <int k>
+  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles); without
+  // Decide, only the metrics (the decision sums, then unused, compile away).
+  template <int k, bool Decide = true>
   __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
     // Two labels' biased branch metrics in one register (label lo in the low half, hi in the
@@ -365,20 +381,22 @@ struct tile_run {
                Y;
       }
     }
-    unsigned words[W];
-    pack<R, k == P - 1>(z, words);
-    if constexpr (W == 2)
-      reinterpret_cast<uint2*>(row)[slot + k] = make_uint2(words[0], words[1]);
-    else
-      row[slot + k] = words[0];
+    if constexpr (Decide) {
+      unsigned words[W];
+      pack<R, k == P - 1>(z, words);
+      if constexpr (W == 2)
+        reinterpret_cast<uint2*>(row)[slot + k] = make_uint2(words[0], words[1]);
+      else
+        row[slot + k] = words[0];
+    }
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = next[r];
   }
 
-  template <int k = 0>
+  template <bool Decide, int k = 0>
   __device__ __forceinline__ void cycle() {
-    step<k>();
-    if constexpr (k + 1 < P) cycle<k + 1>();
+    step<k, Decide>();
+    if constexpr (k + 1 < P) cycle<Decide, k + 1>();
   }
 
   // The last `rest` < P stages (LLRs in L), then the end state: 0 when known, else the best.
@@ -432,6 +450,10 @@ struct tile_run {
     boundary = subframes > 0 ? start_of(0) : stages;
     slot = 0;
     const int cycles = stages / P, rest = stages - cycles * P;
+    // The walks read stages from begin + K - 1 on (trace()), so the cycles below (the warm-up
+    // through v1) need no decisions: only their metrics (unpunctured codes, below; bit 0 of the
+    // test switches decides them too).
+    const int warm = (p.checks & 1) ? 0 : min((begin + Spec::code_K - 1) / P, cycles);
     // After a cycle: renormalization, the ring, and the subframe ending here.
     const auto after_cycle = [&](int c) {
       if (c % renorm_cycles == renorm_cycles - 1) renormalize();
@@ -455,24 +477,30 @@ struct tile_run {
       unsigned now[RW], next[RW];
       int now_shift = 0, next_shift = 0;
       fetch(now, now_shift, stages);
-      for (int c = 0; c < cycles; ++c) {
-        fetch(next, next_shift, stages - (c + 1) * P);
-        unpack(now, now_shift);
-        group.flip_signs(L);
-        cycle();
-        group.exchange(pm);
-        after_cycle(c);
+      const auto cycles_over = [&](auto decide, int from, int to) {
+        for (int c = from; c < to; ++c) {
+          fetch(next, next_shift, stages - (c + 1) * P);
+          unpack(now, now_shift);
+          group.flip_signs(L);
+          cycle<decltype(decide)::value>();
+          group.exchange(pm);
+          after_cycle(c);
 #pragma unroll
-        for (int w = 0; w < RW; ++w) now[w] = next[w];
-        now_shift = next_shift;
-      }
+          for (int w = 0; w < RW; ++w) now[w] = next[w];
+          now_shift = next_shift;
+        }
+      };
+      cycles_over(std::false_type{}, 0, warm);
+      cycles_over(std::true_type{}, warm, cycles);
       unpack(now, now_shift);
     } else {
+      // (Punctured codes decide through the warm-up too: a second cycle loop there cost ptxas 36
+      // more registers, 185, and with them a quarter of the resident warps.)
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);
         group.flip_signs(L);
-        cycle();
+        cycle<true>();
         group.exchange(pm);
         after_cycle(c);
 #pragma unroll

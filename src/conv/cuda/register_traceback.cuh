@@ -18,7 +18,9 @@
 // range's edges: a thread's output lies far from the other threads' (each has its own tile), so
 // every store is a transaction of its own, and byte stores made the L2 the busiest unit of the
 // kernel (ncu: one sector write per decoded bit). The last K-1 stages above a subframe's start
-// decide bits of the subframe before it and are not walked.
+// decide bits of the subframe before it and are not walked; the whole cycles that decide only
+// positions above the written range (the walk's convergence through the overlap) keep no history
+// and write nothing.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ struct bit_writer {
   int word_lo, word_hi;  // [word_lo, word_hi): the written positions that fill aligned words
   int next;              // the highest position not written yet
   unsigned hist;
+  int quiet_above = 0;  // whole cycles deciding only positions >= limit + this: no history
 
   __device__ static bit_writer over(std::uint8_t* out, int a, int limit) {
     // The aligned words inside [a, limit), as positions (none: every position is an edge).
@@ -94,11 +97,13 @@ struct tracer {
     if constexpr (W == 2) return __funnelshift_l(0u, h ? w.y : w.x, v);  // word << (v mod 32)
     return w.x << ((v & (R - 1)) | (h ? shift_high : shift_low));
   }
-  // One step back through a stage; Phase0: the stage's ACS produced layout phase 0.
-  template <bool Phase0>
+  // One step back through a stage; Phase0: the stage's ACS produced layout phase 0. Record: the
+  // step's decided bit goes into the history (not where it decides a position above the
+  // written range).
+  template <bool Phase0, bool Record = true>
   __device__ __forceinline__ void step(uint2 w) {
     const unsigned t = looked_up(w);
-    bits.hist = __funnelshift_l(t, bits.hist, 1);
+    if constexpr (Record) bits.hist = __funnelshift_l(t, bits.hist, 1);
     if constexpr (Phase0)
       h = static_cast<int>(t) >= 0;  // the upper predecessor: stored bit 0
     else
@@ -118,6 +123,19 @@ struct tracer {
     int s = start - 1;
     for (; q != 0 && s >= last; --q, --s, slot = previous(slot)) step<false>(words(slot));
     bits.emit<false>(s + 2 - K);
+    // Whole cycles (a cycle's slots never wrap) whose steps decide only positions at or above
+    // `limit` (the walk's convergence through the overlap): no history and nothing to write.
+    // The bits recorded after them fill the history from bit 0 again, and every position below
+    // `limit` is decided by one of those.
+    for (; s - (P - 1) >= last && s - (P - 1) - (K - 1) >= bits.limit + bits.quiet_above; s -= P) {
+      uint2 w[P];
+#pragma unroll
+      for (int k = 0; k < P; ++k) w[k] = words(slot - k);
+      slot = slot >= P ? slot - P : slot - P + ring_slots;
+      step<true, false>(w[0]);
+#pragma unroll
+      for (int k = 1; k < P; ++k) step<false, false>(w[k]);
+    }
     for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
       uint2 w[P];
 #pragma unroll
@@ -137,11 +155,15 @@ struct tracer {
   }
 };
 
-template <class Spec>
+// `quiet_above`: none (0), or the unpunctured instances' test switch: 0, or 2^20 to keep the
+// history all the way (tiled_params::checks). The punctured instances pass none: the parameter
+// cost ptxas 44 registers there.
+template <class Spec, class... Quiet>
 __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots, int slot,
                                             int start, int a, int limit, unsigned state,
-                                            std::uint8_t* out) {
+                                            std::uint8_t* out, Quiet... quiet_above) {
   tracer<Spec> tr{row, ring_slots, bit_writer::over(out, a, limit), 0u, false};
+  ((tr.bits.quiet_above = quiet_above), ...);
   tr.trace(start, slot, state);
 }
 
@@ -166,7 +188,7 @@ struct lane_tracer {
   bit_writer bits;
   unsigned x;  // the present state
 
-  template <int k>
+  template <int k, bool Record = true>
   __device__ __forceinline__ void step(const unsigned* stage) {
     constexpr int q = (k + 1) % P;
     const unsigned lane = (x >> (k + 1)) & 3u;
@@ -177,7 +199,7 @@ struct lane_tracer {
     const unsigned stored = (word >> (__brev(r) >> 27)) & 1u;
     const unsigned kept = stored ^ ((Spec::mask(k, lane) >> 5) & 1u);  // the decided bit, inverted
     x = (x >> 1) | ((kept ^ 1u) << 7);
-    bits.hist = (bits.hist << 1) | kept;
+    if constexpr (Record) bits.hist = (bits.hist << 1) | kept;
   }
   // step<k> for a k known at run time (the partial cycles at a walk's ends).
   template <int... k>
@@ -202,6 +224,17 @@ struct lane_tracer {
     for (; (s + 1) % P != 0 && s >= last; --s, slot = previous(slot))
       step_at(s % P, rows + slot * W);
     bits.emit<false>(s + 1 - back);
+    // Whole cycles deciding only positions at or above `limit`: as tracer::trace.
+    for (; s - (P - 1) >= last && s - (P - 1) - back >= bits.limit + bits.quiet_above; s -= P) {
+      const unsigned* stage = rows + slot * W;
+      step<5, false>(stage);
+      step<4, false>(stage - W);
+      step<3, false>(stage - 2 * W);
+      step<2, false>(stage - 3 * W);
+      step<1, false>(stage - 4 * W);
+      step<0, false>(stage - 5 * W);
+      slot = slot >= P ? slot - P : slot - P + ring_slots;
+    }
     for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
       const unsigned* stage = rows + slot * W;
       step<5>(stage);
@@ -218,11 +251,12 @@ struct lane_tracer {
   }
 };
 
-template <class Spec>
+template <class Spec, class... Quiet>
 __device__ __noinline__ void trace_lanes(const unsigned* rows, unsigned lane_stride, int ring_slots,
                                          int slot, int start, int a, int limit, unsigned state,
-                                         std::uint8_t* out) {
+                                         std::uint8_t* out, Quiet... quiet_above) {
   lane_tracer<Spec> tr{rows, lane_stride, ring_slots, bit_writer::over(out, a, limit), 0u};
+  ((tr.bits.quiet_above = quiet_above), ...);
   tr.trace(start, slot, state);
 }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 #include "conv/conv_test_util.hpp"
 #include "gpufec/common/device.hpp"
@@ -138,6 +139,49 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
           }
         }
   EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
+}
+
+// What the register kernel saves on unpunctured codes, switched off (GPUFEC_CONV_REGISTER_CHECKS =
+// 3, read at each launch: decide the cycles of the v1 warm-up too, keep each walk's history
+// through its convergence too): the same bits as with the savings, on tiles with long warm-ups
+// and walks, on the CPU tiled decoder's bits, for every termination. (The savings skip work
+// whose result is never read; this is the check that it is never read.)
+TEST(ConvCuda, RegisterKernelSavingsChangeNoBit) {
+  SKIP_WITHOUT_GPU();
+  struct checks_on {
+    checks_on() { ::setenv("GPUFEC_CONV_REGISTER_CHECKS", "3", 1); }
+    ~checks_on() { ::unsetenv("GPUFEC_CONV_REGISTER_CHECKS"); }
+  };
+  const std::size_t N = 1200, frames = 30;
+  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
+                                conv_code(9, {0561, 0753}), conv_code(5, {023, 035})})
+    for (termination term : all_terminations)
+      for (const std::size_t P = cycle_of(code);
+           const tile_shape& tile :
+           {default_tile_shape(code, puncture_pattern::none(code.beta())),
+            tile_shape{20 * P, 8 * P, 9 * P, 2 * P}, tile_shape{7 * P, 5 * P, 6 * P, P}}) {
+        const puncture_pattern none = puncture_pattern::none(code.beta());
+        if (!can_encode(code, none, N, term)) continue;
+        SCOPED_TRACE(code.to_string() + ", " + std::string(name_of(term)) + ", " +
+                     tile.to_string());
+        const encoder enc(code, none, N, term);
+        const auto batch =
+            make_int8_batch(enc, frames, 0.9 * std::sqrt(0.5 / none.rate()), 47, 3.0);
+        decoder_options options;
+        options.decoder = decoder_kind::tiled;
+        options.tile = tile;
+        options.kernel = cuda_kernel::registers;
+        decoder_plan registers(code, none, N, term, options, backend::cuda, frames);
+        const auto saving = decode_on(registers, batch.llr, frames);
+        std::vector<std::uint8_t> full;
+        {
+          const checks_on on;
+          full = decode_on(registers, batch.llr, frames);
+        }
+        ASSERT_EQ(saving, full);
+        auto cpu = tiled_plan(code, none, N, term, tile, backend::cpu, frames);
+        ASSERT_EQ(saving, decode_on(cpu, batch.llr, frames));
+      }
 }
 
 // int8 LLRs over the whole range, -128 included (the quantizers stop at -127, a caller's own
