@@ -6,8 +6,6 @@
 #include "conv/cuda/register_table.hpp"
 #include "gpufec/common/error.hpp"
 
-#include <cstdlib>
-
 namespace gpufec::conv::detail {
 namespace {
 
@@ -41,9 +39,6 @@ void launch_register_kernel(const register_kernel_entry& entry, bool punctured, 
                             unsigned threads, std::size_t shared, cudaStream_t stream,
                             const tiled_params& params) {
   tiled_params copy = params;
-  // The test switches (tiled_params::checks), for the test that they change no decided bit.
-  if (const char* e = std::getenv("GPUFEC_CONV_REGISTER_CHECKS"))
-    copy.checks = static_cast<unsigned>(std::strtoul(e, nullptr, 0));
   void* args[] = {&copy};
   GPUFEC_CUDA_CHECK(cudaLaunchKernel(entry.kernel[punctured ? 1 : 0], dim3(blocks), dim3(threads),
                                      args, shared, stream));

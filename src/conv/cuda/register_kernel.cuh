@@ -15,7 +15,8 @@
 // cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
 // after the forward pass. The ring holds whole cycles. The walks read stages from a tile's
 // begin + K - 1 on, so on unpunctured codes the cycles of the v1 warm-up below that run without
-// decisions (on punctured ones a second cycle loop cost ptxas 36 registers).
+// decisions (on punctured ones a second cycle loop cost ptxas 36 registers, 185, and with them a
+// quarter of the resident warps).
 //
 // Index map: thread t of block b takes tiles g = (b T + t) / lanes, g + gridDim.x T / lanes, ...
 // (T threads per block; lanes = 1, or 4 for K = 9: threads 4g .. 4g + 3 share tile g, as lane
@@ -494,8 +495,7 @@ struct tile_run {
       cycles_over(std::true_type{}, warm, cycles);
       unpack(now, now_shift);
     } else {
-      // (Punctured codes decide through the warm-up too: a second cycle loop there cost ptxas 36
-      // more registers, 185, and with them a quarter of the resident warps.)
+      // Punctured codes decide through the warm-up too (header comment).
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);

@@ -109,6 +109,17 @@ struct tracer {
     else
       v = __funnelshift_l(t, v, 1);
   }
+  // One whole cycle back from ring slot `slot` (a cycle's slots never wrap), and the slot below.
+  template <bool Record>
+  __device__ __forceinline__ void back_cycle(int& slot) {
+    uint2 w[P];
+#pragma unroll
+    for (int k = 0; k < P; ++k) w[k] = words(slot - k);
+    slot = slot >= P ? slot - P : slot - P + ring_slots;
+    step<true, Record>(w[0]);
+#pragma unroll
+    for (int k = 1; k < P; ++k) step<false, Record>(w[k]);
+  }
 
   // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
   // a + K - 1 and writes positions [a, limit).
@@ -123,27 +134,14 @@ struct tracer {
     int s = start - 1;
     for (; q != 0 && s >= last; --q, --s, slot = previous(slot)) step<false>(words(slot));
     bits.emit<false>(s + 2 - K);
-    // Whole cycles (a cycle's slots never wrap) whose steps decide only positions at or above
-    // `limit` (the walk's convergence through the overlap): no history and nothing to write.
-    // The bits recorded after them fill the history from bit 0 again, and every position below
-    // `limit` is decided by one of those.
-    for (; s - (P - 1) >= last && s - (P - 1) - (K - 1) >= bits.limit + bits.quiet_above; s -= P) {
-      uint2 w[P];
-#pragma unroll
-      for (int k = 0; k < P; ++k) w[k] = words(slot - k);
-      slot = slot >= P ? slot - P : slot - P + ring_slots;
-      step<true, false>(w[0]);
-#pragma unroll
-      for (int k = 1; k < P; ++k) step<false, false>(w[k]);
-    }
-    for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
-      uint2 w[P];
-#pragma unroll
-      for (int k = 0; k < P; ++k) w[k] = words(slot - k);
-      slot = slot >= P ? slot - P : slot - P + ring_slots;
-      step<true>(w[0]);
-#pragma unroll
-      for (int k = 1; k < P; ++k) step<false>(w[k]);
+    // Whole cycles whose steps decide only positions at or above `limit` (the walk's
+    // convergence through the overlap): no history and nothing to write. The bits recorded after
+    // them fill the history from bit 0 again, and every position below `limit` is decided by one
+    // of those.
+    for (; s - (P - 1) >= last && s - (P - 1) - (K - 1) >= bits.limit + bits.quiet_above; s -= P)
+      back_cycle<false>(slot);
+    for (; s - (P - 1) >= last; s -= P) {
+      back_cycle<true>(slot);
       bits.emit<false>(s + 2 - K - P);
     }
     if (s >= last) {  // the rest: a phase-0 stage, then fewer than P - 1
@@ -213,6 +211,18 @@ struct lane_tracer {
   __device__ __forceinline__ int previous(int slot) const {
     return slot == 0 ? ring_slots - 1 : slot - 1;
   }
+  // One whole cycle back from ring slot `slot` (a cycle's slots never wrap), and the slot below.
+  template <bool Record>
+  __device__ __forceinline__ void back_cycle(int& slot) {
+    const unsigned* stage = rows + slot * W;
+    step<5, Record>(stage);
+    step<4, Record>(stage - W);
+    step<3, Record>(stage - 2 * W);
+    step<2, Record>(stage - 3 * W);
+    step<1, Record>(stage - 4 * W);
+    step<0, Record>(stage - 5 * W);
+    slot = slot >= P ? slot - P : slot - P + ring_slots;
+  }
 
   // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
   // a + 8 and writes positions [a, limit).
@@ -225,25 +235,10 @@ struct lane_tracer {
       step_at(s % P, rows + slot * W);
     bits.emit<false>(s + 1 - back);
     // Whole cycles deciding only positions at or above `limit`: as tracer::trace.
-    for (; s - (P - 1) >= last && s - (P - 1) - back >= bits.limit + bits.quiet_above; s -= P) {
-      const unsigned* stage = rows + slot * W;
-      step<5, false>(stage);
-      step<4, false>(stage - W);
-      step<3, false>(stage - 2 * W);
-      step<2, false>(stage - 3 * W);
-      step<1, false>(stage - 4 * W);
-      step<0, false>(stage - 5 * W);
-      slot = slot >= P ? slot - P : slot - P + ring_slots;
-    }
-    for (; s - (P - 1) >= last; s -= P) {  // whole cycles (a cycle's slots never wrap)
-      const unsigned* stage = rows + slot * W;
-      step<5>(stage);
-      step<4>(stage - W);
-      step<3>(stage - 2 * W);
-      step<2>(stage - 3 * W);
-      step<1>(stage - 4 * W);
-      step<0>(stage - 5 * W);
-      slot = slot >= P ? slot - P : slot - P + ring_slots;
+    for (; s - (P - 1) >= last && s - (P - 1) - back >= bits.limit + bits.quiet_above; s -= P)
+      back_cycle<false>(slot);
+    for (; s - (P - 1) >= last; s -= P) {
+      back_cycle<true>(slot);
       bits.emit<false>(s + 1 - back - P);
     }
     for (; s >= last; --s, slot = previous(slot)) step_at(s % P, rows + slot * W);

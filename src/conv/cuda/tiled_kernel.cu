@@ -8,6 +8,7 @@
 // (states spread over the lanes); the register/DPX version of the issue is the next step.
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -272,6 +273,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pair_labels = pair_labels_.get();
     params_.parity = parity_.get();
 
+    // The register kernel's test switches (tiled_params::checks), read once per plan.
+    if (const char* checks = std::getenv("GPUFEC_CONV_REGISTER_CHECKS"))
+      params_.checks = static_cast<unsigned>(std::strtoul(checks, nullptr, 0));
     // The register kernel's ring: whole cycles (K - 1 stages, 6 on four lanes).
     params_.ring = register_ring(tile, fs, params_.circle, code.K(),
                                  static_cast<std::size_t>(entry ? entry->cycle : code.K() - 1));

@@ -142,7 +142,7 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
 }
 
 // What the register kernel saves on unpunctured codes, switched off (GPUFEC_CONV_REGISTER_CHECKS =
-// 3, read at each launch: decide the cycles of the v1 warm-up too, keep each walk's history
+// 3, read when a plan is made: decide the cycles of the v1 warm-up too, keep each walk's history
 // through its convergence too): the same bits as with the savings, on tiles with long warm-ups
 // and walks, on the CPU tiled decoder's bits, for every termination. (The savings skip work
 // whose result is never read; this is the check that it is never read.)
@@ -175,8 +175,9 @@ TEST(ConvCuda, RegisterKernelSavingsChangeNoBit) {
         const auto saving = decode_on(registers, batch.llr, frames);
         std::vector<std::uint8_t> full;
         {
-          const checks_on on;
-          full = decode_on(registers, batch.llr, frames);
+          const checks_on on;  // read when the plan is made
+          decoder_plan everything(code, none, N, term, options, backend::cuda, frames);
+          full = decode_on(everything, batch.llr, frames);
         }
         ASSERT_EQ(saving, full);
         auto cpu = tiled_plan(code, none, N, term, tile, backend::cpu, frames);
