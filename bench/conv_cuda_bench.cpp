@@ -3,7 +3,8 @@
 // CUDA events, median of 5 after a warm-up), end to end from host memory (copies included: from
 // pageable memory, from page-locked memory, and the link's floor, the copies alone), and the
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
-// rates 1/2, 2/3 and 3/4, K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of
+// rates 1/2, 2/3 and 3/4, the same code in 802.11's order (133,171) at rates 1/2 and 3/4 (its own
+// register-kernel instances), K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of
 // short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
 // frame; no host column); then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6
 // stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
@@ -321,7 +322,9 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
                                                "K7 r1/2 long batch",
                                                "K7 r2/3",
                                                "K7 r1/2 float",
-                                               "K9 r1/3"};
+                                               "K9 r1/3",
+                                               "K7 802.11 r1/2",
+                                               "K7 802.11 r3/4"};
 
 }  // namespace
 
@@ -434,6 +437,12 @@ int main(int argc, char** argv) {
              termination::truncated, long_bits, long_frames, 4.0, 1, true},
             {std::string(workload_names[9]), conv_code(9, {0557, 0663, 0711}),
              puncture_pattern::none(3), termination::truncated, long_bits, long_frames, 2.5},
+            // 802.11's order of the same generators (its own register-kernel instances).
+            {std::string(workload_names[10]), conv_code(7, {0133, 0171}), none2,
+             termination::truncated, long_bits, long_frames, 4.0},
+            {std::string(workload_names[11]), conv_code(7, {0133, 0171}),
+             puncture_pattern::standard("3/4", 2), termination::truncated, long_bits, long_frames,
+             5.0},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
