@@ -57,7 +57,13 @@ __global__ void llr_block_sums_kernel(const float* llr, frames_view v,
 // k = x of frame f = y; it holds the block's four accumulators as one float4, whose component a
 // takes the values 4 j + a, j = 0, 1, ... in order (the host's lane a, the same additions), and
 // writes partial[f][k][0..3] in one store. (A thread per accumulator read a float every 16 bytes
-// and paid a 64-bit division per value for its index.)
+// and paid a 64-bit division per value for its index.) Eight fours are loaded before the first is
+// added, and the loop has no branch, so that their loads are in flight at once: a value that is not
+// finite makes its accumulator not finite (|NaN| and |inf| stay so under adds of non-negative
+// values), and only then is the block searched for the first one. (With a test per four, the loads
+// went one at a time, behind each four's branch: 337 us for 64 frames of 2^21 values on an H200,
+// 33% of the DRAM's bandwidth.) A sum that overflows to inf from finite values finds none, and the
+// host's sum overflows alike.
 __global__ void llr_block_sums4_kernel(const float* llr, frames_view v,
                                        unsigned long long frame_base, float* partial,
                                        unsigned long long* bad) {
@@ -67,23 +73,41 @@ __global__ void llr_block_sums4_kernel(const float* llr, frames_view v,
       const unsigned start = k * kSumBlock, quads = (min(start + kSumBlock, v.n) - start) / 4;
       const auto* block = reinterpret_cast<const float4*>(llr + f * v.n + start);
       float4 sum{0.0f, 0.0f, 0.0f, 0.0f};
-      unsigned first_bad = v.n;
-#pragma unroll 8
-      for (unsigned j = 0; j < quads; ++j) {
-        const float4 x = __ldg(block + j);
+      const auto add = [&sum](const float4& x) {
         sum.x = __fadd_rn(sum.x, fabsf(x.x));
         sum.y = __fadd_rn(sum.y, fabsf(x.y));
         sum.z = __fadd_rn(sum.z, fabsf(x.z));
         sum.w = __fadd_rn(sum.w, fabsf(x.w));
-        if (first_bad == v.n && !(isfinite(x.x) && isfinite(x.y) && isfinite(x.z) && isfinite(x.w)))
-          first_bad = start + 4 * j +
-                      (!isfinite(x.x)   ? 0
-                       : !isfinite(x.y) ? 1
-                       : !isfinite(x.z) ? 2
-                                        : 3);
+      };
+      // Eight fours in flight while the eight before them are added.
+      constexpr unsigned kAhead = 8;
+      unsigned j = 0;
+      if (quads >= kAhead) {
+        float4 x[kAhead];
+#pragma unroll
+        for (unsigned i = 0; i < kAhead; ++i) x[i] = __ldg(block + i);
+        for (j = kAhead; j + kAhead <= quads; j += kAhead) {
+          float4 y[kAhead];
+#pragma unroll
+          for (unsigned i = 0; i < kAhead; ++i) y[i] = __ldg(block + j + i);
+#pragma unroll
+          for (unsigned i = 0; i < kAhead; ++i) add(x[i]);
+#pragma unroll
+          for (unsigned i = 0; i < kAhead; ++i) x[i] = y[i];
+        }
+#pragma unroll
+        for (unsigned i = 0; i < kAhead; ++i) add(x[i]);
       }
+      for (; j < quads; ++j) add(__ldg(block + j));
       reinterpret_cast<float4*>(partial)[f * v.blocks + k] = sum;
-      if (first_bad < v.n) atomicMin(bad, (frame_base + f) << 32 | first_bad);
+      if (!(isfinite(sum.x) && isfinite(sum.y) && isfinite(sum.z) && isfinite(sum.w))) {
+        const float* values = llr + f * v.n + start;
+        for (unsigned i = 0; i < 4 * quads; ++i)
+          if (!isfinite(values[i])) {
+            atomicMin(bad, (frame_base + f) << 32 | (start + i));
+            break;
+          }
+      }
     }
 }
 
