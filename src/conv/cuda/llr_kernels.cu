@@ -38,12 +38,26 @@ __global__ void llr_block_sums_kernel(const float* llr, frames_view v,
     const unsigned start = k * kSumBlock, end = min(start + kSumBlock, v.n);
     const unsigned whole = start + (end - start) / 4 * 4;
     float sum = 0.0f;
-    unsigned first_bad = v.n;
-    for (unsigned i = start + a; i < whole; i += 4) {
-      const float value = frame[i];
-      sum = __fadd_rn(sum, fabsf(value));
-      if (!isfinite(value) && first_bad == v.n) first_bad = i;
+    // Eight values loaded before the first is added, with no branch (llr_block_sums4_kernel
+    // says why): a value that is not finite leaves the sum not finite, and only then are the
+    // values searched for the first.
+    constexpr unsigned kAhead = 8;
+    unsigned at = start + a;
+    for (; at + 4 * (kAhead - 1) < whole; at += 4 * kAhead) {
+      float x[kAhead];
+#pragma unroll
+      for (unsigned t = 0; t < kAhead; ++t) x[t] = __ldg(frame + at + 4 * t);
+#pragma unroll
+      for (unsigned t = 0; t < kAhead; ++t) sum = __fadd_rn(sum, fabsf(x[t]));
     }
+    for (; at < whole; at += 4) sum = __fadd_rn(sum, fabsf(__ldg(frame + at)));
+    unsigned first_bad = v.n;
+    if (!isfinite(sum))
+      for (at = start + a; at < whole; at += 4)
+        if (!isfinite(frame[at])) {
+          first_bad = at;
+          break;
+        }
     if (a == 0)
       for (unsigned i = whole; i < end && first_bad == v.n; ++i)
         if (!isfinite(frame[i])) first_bad = i;

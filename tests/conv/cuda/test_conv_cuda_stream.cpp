@@ -242,47 +242,56 @@ TEST(ConvCudaStream, FloatSumsThatOverflowDecodeAsOnTheHost) {
   SKIP_WITHOUT_GPU();
   const conv_code code(7, {0171, 0133});
   const auto pattern = puncture_pattern::none(2);
-  const std::size_t N = 4094, frames = 5;  // n = 8200: whole fours, three sum blocks
-  const encoder enc(code, pattern, N, termination::zero_tail);
-  const std::size_t n = enc.shape().coded_bits;
-  std::vector<float> llr(frames * n);
-  std::vector<std::uint8_t> coded(n);
-  for (std::size_t f = 0; f < frames; ++f) {
-    enc.encode(random_bits(73, f, N), coded);
-    const auto l = awgn_llrs(coded, 0.8, 73, f);
-    for (std::size_t i = 0; i < n; ++i) llr[f * n + i] = f == 1 ? std::copysign(3e38f, l[i]) : l[i];
-  }
-  decoder_plan plan(code, pattern, N, termination::zero_tail, decoder_options{}, backend::cuda,
-                    frames);
-  std::vector<std::uint8_t> host(frames * N), device(frames * N);
-  plan.decode(batch_view<float>::uniform(llr.data(), frames, n),
-              batch_span<std::uint8_t>::uniform(host.data(), frames, N));
-  float* d_llr = nullptr;
-  std::uint8_t* d_bits = nullptr;
-  CHECK_CUDA(cudaMalloc(&d_llr, llr.size() * sizeof(float)));
-  CHECK_CUDA(cudaMalloc(&d_bits, device.size()));
-  CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
-  const auto d_in = batch_view<float>::uniform(d_llr, frames, n, memory_space::device);
-  const auto d_out = batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device);
-  plan.decode(d_in, d_out);
-  CHECK_CUDA(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost));
-  EXPECT_EQ(device, host);
-  // The overflowing frame's bits are not the other frames' kind: all ties, not the message.
-  EXPECT_NE(std::vector<std::uint8_t>(host.begin() + N, host.begin() + 2 * N),
-            random_bits(73, 1, N));
-  // A NaN late in frame 3's last block and one in frame 4's first: frame 3's is named.
-  const float nan = std::nanf("");
-  CHECK_CUDA(cudaMemcpy(d_llr + 3 * n + 8199, &nan, 4, cudaMemcpyHostToDevice));
-  CHECK_CUDA(cudaMemcpy(d_llr + 4 * n + 5, &nan, 4, cudaMemcpyHostToDevice));
-  try {
+  // n = 8200 (whole fours: the float4 kernel) and 8198 (the other, with a tail of 2), three sum
+  // blocks each.
+  for (const std::size_t N : {std::size_t{4094}, std::size_t{4093}}) {
+    SCOPED_TRACE("N " + std::to_string(N));
+    const std::size_t frames = 5;
+    const encoder enc(code, pattern, N, termination::zero_tail);
+    const std::size_t n = enc.shape().coded_bits;
+    std::vector<float> llr(frames * n);
+    std::vector<std::uint8_t> coded(n);
+    for (std::size_t f = 0; f < frames; ++f) {
+      enc.encode(random_bits(73, f, N), coded);
+      const auto l = awgn_llrs(coded, 0.8, 73, f);
+      for (std::size_t i = 0; i < n; ++i)
+        llr[f * n + i] = f == 1 ? std::copysign(3e38f, l[i]) : l[i];
+    }
+    decoder_plan plan(code, pattern, N, termination::zero_tail, decoder_options{}, backend::cuda,
+                      frames);
+    std::vector<std::uint8_t> host(frames * N), device(frames * N);
+    plan.decode(batch_view<float>::uniform(llr.data(), frames, n),
+                batch_span<std::uint8_t>::uniform(host.data(), frames, N));
+    float* d_llr = nullptr;
+    std::uint8_t* d_bits = nullptr;
+    CHECK_CUDA(cudaMalloc(&d_llr, llr.size() * sizeof(float)));
+    CHECK_CUDA(cudaMalloc(&d_bits, device.size()));
+    CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
+    const auto d_in = batch_view<float>::uniform(d_llr, frames, n, memory_space::device);
+    const auto d_out = batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device);
     plan.decode(d_in, d_out);
-    ADD_FAILURE() << "a NaN was taken";
-  } catch (const invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("frame 3: LLR 8199 is NaN"), std::string::npos)
-        << e.what();
+    CHECK_CUDA(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(device, host);
+    // The overflowing frame decodes to the ties (scale 0), not to its message.
+    EXPECT_NE(std::vector<std::uint8_t>(host.begin() + static_cast<std::ptrdiff_t>(N),
+                                        host.begin() + static_cast<std::ptrdiff_t>(2 * N)),
+              random_bits(73, 1, N));
+    // A NaN as frame 3's last value (the last block's last four, or its tail) and one early in
+    // frame 4: frame 3's is named.
+    const float nan = std::nanf("");
+    CHECK_CUDA(cudaMemcpy(d_llr + 3 * n + (n - 1), &nan, 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaMemcpy(d_llr + 4 * n + 5, &nan, 4, cudaMemcpyHostToDevice));
+    try {
+      plan.decode(d_in, d_out);
+      ADD_FAILURE() << "a NaN was taken";
+    } catch (const invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("frame 3: LLR " + std::to_string(n - 1) + " is NaN"),
+                std::string::npos)
+          << e.what();
+    }
+    CHECK_CUDA(cudaFree(d_llr));
+    CHECK_CUDA(cudaFree(d_bits));
   }
-  CHECK_CUDA(cudaFree(d_llr));
-  CHECK_CUDA(cudaFree(d_bits));
 }
 
 // Throughput of K = 7 (171,133) rate 1/2, default tile: the stream decoder end to end from host
