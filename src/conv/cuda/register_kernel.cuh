@@ -69,6 +69,32 @@ constexpr bool top_metric_ok(int K, int phases, int beta, int n) {
 // half; 0x7fff in the high half instead makes bit 31 say X > Y.
 constexpr unsigned kDecisionBias = 0x80008000u, kStrictHighBias = 0x7fff8000u;
 
+// Tagged decisions (rate 1/2 codes on one lane, an even cycle; tile_run::tagged): metrics are
+// kept times kTagScale, and the two bits below are free for tags. In the stages of a pair (a
+// "group": stages 2i and 2i + 1 of a cycle) the candidate from the lower predecessor carries the
+// tag 2^j at stage j of the group, the upper one none, so that the add-max itself decides: bit j
+// of the new metric is the decision, and where both sums are equal the tagged one is larger
+// (lower wins ties, as in the reference). The bits below bit j are the winner's earlier tags
+// (less than 2^j), which neither outweigh a tag nor a scaled metric step of 4: X - Y = 4 d +
+// 2^j + (g_X - g_Y) with |g_X - g_Y| < 2^j is positive for d >= 0 and negative for d < 0. After
+// the group, bits 0 and 1 of state s's metric are the decisions along s's survivor path, what a
+// traceback step through both stages needs (register_traceback.cuh, group_tracer); they are
+// stored as fields and cleared. So the stage needs no decision sums and the pack no byte
+// permutes: a mask, a shift-add and a subtract per register and group.
+// Range: cleared metrics are 4 (the biased metric) exactly, whose spread is at most
+// kTagSpread = 4 (K-1) m once K-1 stages have passed; each group subtracts
+// max(state 0's metric - kTagSpread, 0), which leaves every metric in [0, 2 kTagSpread], and a
+// group adds at most 2 (4 m + 3). A known start state begins at kTagStart > kTagSpread, and the
+// groups inside a tile's first cycle from it do not renormalize (the spread bound needs K-1
+// stages): kTagStart plus a cycle's sums stays below 2^15.
+constexpr unsigned kTagScale = 4, kFieldMask = 0x00030003u, kTagStart = 16384;
+constexpr bool tag_range_ok(int K, int phases, int beta) {
+  const int m = 2 * static_cast<int>(kBranchBias) * beta, step = 4 * m + 3;
+  const int spread = 4 * (K - 1) * m;
+  return static_cast<int>(kTagStart) > spread && 2 * spread + 2 * step < (1 << 15) &&
+         static_cast<int>(kTagStart) + phases * step < (1 << 15);
+}
+
 template <class Spec, bool Punctured>
 struct tile_run {
   static constexpr int K = Spec::K, S = Spec::S, R = Spec::R, P = Spec::phases, W = Spec::words;
@@ -87,12 +113,28 @@ struct tile_run {
                 "the metric bound fails (header comment)");
 
   static constexpr int lanes = Spec::lanes;
+  // Tagged decisions (the comment above kTagScale): two values per stage, one lane, whole groups
+  // in a cycle. Others (rate 1/3, K = 9 on four lanes) take decision sums and byte permutes.
+  static constexpr bool tagged = lanes == 1 && beta == 2 && P % 2 == 0;
+  static constexpr unsigned scale = tagged ? kTagScale : 1u;
+  static constexpr int kTagSpread =
+      4 * (Spec::code_K - 1) * 2 * static_cast<int>(kBranchBias) * beta;
+  static_assert(!tagged || tag_range_ok(Spec::code_K, P, beta), "the tagged metric bound fails");
+  // A group's fields: 2 bits per state, register r's at bit 2 (r mod 8) (its high half 16 above)
+  // of word r / 8; its W-word slots hold them (the ring is unchanged).
+  static constexpr int field_words = (R + 7) / 8;
+  static_assert(!tagged || field_words <= 2 * W, "a group's fields fit its two slots");
   const tiled_params& p;
   unsigned* row;  // this thread's survivor ring: p.ring slots of W words (ring_row_words)
   unsigned unit;  // p.unit: 1
   unsigned minus_unit = 0u - unit;
   lane_group<Spec> group;  // four lanes per tile (lane_spec); one: nothing
   unsigned pm[R];
+  unsigned renorm_gate = ~0u;  // tagged: 0 inside a tile's first cycle from the known start
+  // Tagged: the last group's fields, and what renormalizes its metrics, both taken off as the
+  // next group's first stage reads them (its ACS operands).
+  unsigned fld[tagged ? R : 1];
+  unsigned least2 = 0;
   int L[P][beta];   // this cycle's LLRs, per stage
   int Ln[P][beta];  // the next cycle's, loaded one cycle ahead (byte loads)
 
@@ -207,7 +249,10 @@ struct tile_run {
     unsigned m = pm[0];
 #pragma unroll
     for (int r = 1; r < R; ++r) m = __vmaxu2(m, pm[r]);
-    const unsigned top = max(m & 0xffffu, m >> 16) * 0x10001u + 0x7fff7fffu;
+    // Tagged: the fields below bit 2 may hold tags (a tile's last, partial group): the largest
+    // metric's equals are those within its multiple of 4.
+    const unsigned top = tagged ? (max(m & 0xffffu, m >> 16) | 3u) * 0x10001u + 0x7ffc7ffcu
+                                : max(m & 0xffffu, m >> 16) * 0x10001u + 0x7fff7fffu;
     unsigned z[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) z[r] = top - pm[r];
@@ -281,6 +326,13 @@ struct tile_run {
                             (p.checks & 2) ? 1 << 20 : 0);
       }
       __syncwarp(group.mask);
+    } else if constexpr (tagged && Punctured) {
+      trace_groups<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
+                         static_cast<unsigned>(state), out + (first - begin));
+    } else if constexpr (tagged) {
+      trace_groups<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
+                         static_cast<unsigned>(state), out + (first - begin),
+                         (p.checks & 2) ? 1 << 20 : 0);
     } else if constexpr (Punctured) {
       trace_subframe<Spec>(row, static_cast<int>(p.ring), last_slot, start, a, limit,
                            static_cast<unsigned>(state), out + (first - begin));
@@ -312,11 +364,25 @@ struct tile_run {
     // differ by a constant of the phase: four distinct pairs per stage at most, and their sums.
     const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
     const auto pair = [&](unsigned lo, unsigned hi, unsigned bias) {
-      unsigned v = bias + kBranchBias * beta * 0x10001u;
+      unsigned v = bias + scale * kBranchBias * beta * 0x10001u;
 #pragma unroll
       for (int b = 0; b < beta; ++b)
-        v += static_cast<unsigned>(L[k][b]) * (sign(lo, b) + sign(hi, b) * 0x10000u);
+        v += static_cast<unsigned>(L[k][b]) * scale * (sign(lo, b) + sign(hi, b) * 0x10000u);
       return v;
+    };
+    // Tagged: the lower predecessor's tag at this stage of its group.
+    constexpr unsigned tag = tagged ? 1u << (k % 2) : 0u;
+    // Tagged, a group's first stage: the renormalization, least2 (least in each half), off every
+    // candidate. Y's sums are 32-bit adds, exact as long as each half's result is in range; the
+    // add-max's operand is added per half, so its halves are made less by least each (a DPX
+    // add-max with the smallest int16, i.e. a per-half subtraction; the halves stay above it).
+    const unsigned renorm = tagged && k % 2 == 0 ? least2 : 0u;
+    const auto less = [&](unsigned v) {
+      if constexpr (tagged && k % 2 == 0)
+        return __viaddmax_s16x2(v, (0u - least2) & 0xffffu | ((0u - least2) & 0xffffu) << 16,
+                                0x80008000u);
+      else
+        return v;
     };
     // pair(lo, hi, bias) - pair(ulo, uhi, 0), the same way.
     const auto pair_difference = [&](unsigned lo, unsigned hi, unsigned ulo, unsigned uhi,
@@ -334,7 +400,10 @@ struct tile_run {
 #pragma unroll
       for (int r = 0; r < R / 2; ++r) {
         const unsigned x0 = state_of(k, r, 0), x1 = state_of(k, r, 1);
-        const unsigned A = pm[r], B = pm[r + R / 2];
+        // Tagged, a group's first stage: the operands less the last group's fields, and the
+        // renormalization taken off the branch metrics (below).
+        const unsigned A = tagged && k % 2 == 0 ? pm[r] - fld[r] : pm[r];
+        const unsigned B = tagged && k % 2 == 0 ? pm[r + R / 2] - fld[r + R / 2] : pm[r + R / 2];
         constexpr unsigned up = S / 2;
         const int re = reg_of(q, 2 * x0), ro = reg_of(q, 2 * x0 + 1);
         const unsigned a0 = Spec::template label_at<k>(x0, 0),
@@ -345,10 +414,11 @@ struct tile_run {
                        u1 = Spec::template label_at<k>(x1 + up, 0);
         const unsigned w0 = Spec::template label_at<k>(x0 + up, 1),
                        w1 = Spec::template label_at<k>(x1 + up, 1);
-        const unsigned Ye = B + pair(u0, u1, 0), Yo = B + pair(w0, w1, 0);
-        next[re] = __viaddmax_s16x2(A, pair(a0, a1, 0), Ye);
-        next[ro] = __viaddmax_s16x2(A, pair(c0, c1, 0), Yo);
-        if constexpr (fma_decision_sums) {
+        const unsigned Ye = B + pair(u0, u1, 0) - renorm, Yo = B + pair(w0, w1, 0) - renorm;
+        next[re] = __viaddmax_s16x2(A, less(pair(a0, a1, tag * 0x10001u)), Ye);
+        next[ro] = __viaddmax_s16x2(A, less(pair(c0, c1, tag * 0x10001u)), Yo);
+        if constexpr (tagged) {
+        } else if constexpr (fma_decision_sums) {
           // The decision sums A + pair(a, bias) - Ye as (A - B) + (pair(a, bias) - pair(u, 0)):
           // A - B serves both, and all three are multiply-adds (unit = 1 at run time).
           const unsigned D = B * minus_unit + A;
@@ -372,17 +442,22 @@ struct tile_run {
         // A rotation, which ptxas fuses with the add below into one LEA.HI; the byte permute it
         // replaced cost a PRMT and an add (K = 7 rate 1/2: +2% Gb/s, bench/RESULTS.md 2026-11-27).
         const unsigned swapped = __funnelshift_l(pm[r], pm[r], 16);
-        const unsigned Y =
-            swapped + pair(Spec::template label_at<k>(xu, 0), Spec::template label_at<k>(x, 1), 0);
+        // Tagged: the lower predecessor is the add-max's operand in the low half, Y in the high.
+        const unsigned Y = swapped + pair(Spec::template label_at<k>(xu, 0),
+                                          Spec::template label_at<k>(x, 1), tag << 16);
         next[r] = __viaddmax_s16x2(
-            pm[r], pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1), 0), Y);
-        z[r] = pm[r] +
-               pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1),
-                    kStrictHighBias) -
-               Y;
+            pm[r], pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1), tag),
+            Y);
+        if constexpr (!tagged)
+          z[r] = pm[r] +
+                 pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1),
+                      kStrictHighBias) -
+                 Y;
       }
     }
-    if constexpr (Decide) {
+    if constexpr (tagged) {
+      if constexpr (k % 2 == 1) end_group<k, Decide>(next);
+    } else if constexpr (Decide) {
       unsigned words[W];
       pack<R, k == P - 1>(z, words);
       if constexpr (W == 2)
@@ -392,6 +467,42 @@ struct tile_run {
     }
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = next[r];
+  }
+
+  // Tagged: a group's fields (bits 0-1 and 16-17 of each register), packed (field_words words:
+  // register r's at bit 2 (r mod 8) of word r / 8) and stored at ring slots `at` and at + 1.
+  __device__ __forceinline__ void store_fields(const unsigned (&f)[R], int at) {
+    unsigned words[field_words];
+#pragma unroll
+    for (int j = 0; j < field_words; ++j) {
+      words[j] = f[8 * j];
+#pragma unroll
+      for (int i = 1; i < 8 && 8 * j + i < R; ++i) {
+        // One multiply-add on the FMA pipe (in C++ ptxas shifts the unmasked register and merges
+        // it with a masked LOP3: two instructions, though the field is at hand for the clear).
+        asm("mad.lo.u32 %0, %1, %2, %0;" : "+r"(words[j]) : "r"(f[8 * j + i]), "r"(1u << (2 * i)));
+      }
+    }
+    if constexpr (W == 2) {
+      reinterpret_cast<uint2*>(row)[at] = make_uint2(words[0], words[1]);
+      reinterpret_cast<uint2*>(row)[at + 1] = make_uint2(words[2], words[3]);
+    } else {
+      row[at] = words[0];
+    }
+  }
+  // Tagged: the end of a group (stage k of a cycle, k odd): its fields go to the ring (Decide),
+  // and the next group's first stage takes them and the renormalization (the comment above
+  // kTagScale) off the metrics it reads. State 0 is register 0's low half at every phase.
+  template <int k, bool Decide>
+  __device__ __forceinline__ void end_group(unsigned (&next)[R]) {
+    unsigned least =
+        static_cast<unsigned>(max(static_cast<int>(next[0] & 0xfffcu) - kTagSpread, 0));
+    if constexpr (k != P - 1) least &= renorm_gate;
+    least *= 0x10001u;
+    least2 = least;
+#pragma unroll
+    for (int r = 0; r < R; ++r) fld[r] = next[r] & kFieldMask;
+    if constexpr (Decide) store_fields(fld, slot + k - 1);
   }
 
   template <bool Decide, int k = 0>
@@ -407,6 +518,13 @@ struct tile_run {
       if (k < rest) {
         step<k>();
         return finish<k + 1>(rest, known_end);
+      }
+      if constexpr (tagged && k % 2 == 1) {
+        // The tile ends inside a group: its first stage's fields (bit 0) go to the ring.
+        unsigned f[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) f[r] = pm[r] & kFieldMask;
+        store_fields(f, slot + k - 1);
       }
       return known_end ? 0 : best<k>();
     }
@@ -443,7 +561,13 @@ struct tile_run {
 #pragma unroll
     for (int r = 0; r < R; ++r) pm[r] = 0;
     // State 0: phase 0, register 0, low half (four lanes: of lane 0, slot 0 ^ mask 0).
-    if (known_start && group.lane == 0) pm[0] = kStart;
+    if (known_start && group.lane == 0) pm[0] = tagged ? kTagStart : kStart;
+    renorm_gate = known_start ? 0u : ~0u;
+    if constexpr (tagged) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) fld[r] = 0;
+      least2 = 0;
+    }
     noted = 0;
     // Every subframe boundary inside the tile falls at a cycle's end (the engine runs this kernel
     // only on tile shapes whose f, f0, v1 and v2 are whole cycles); those at the tile's end are
@@ -457,7 +581,10 @@ struct tile_run {
     const int warm = (p.checks & 1) ? 0 : min((begin + Spec::code_K - 1) / P, cycles);
     // After a cycle: renormalization, the ring, and the subframe ending here.
     const auto after_cycle = [&](int c) {
-      if (c % renorm_cycles == renorm_cycles - 1) renormalize();
+      if constexpr (tagged)
+        renorm_gate = ~0u;  // K-1 stages have passed
+      else if (c % renorm_cycles == renorm_cycles - 1)
+        renormalize();
       slot += P;
       if (slot == static_cast<int>(p.ring)) slot = 0;
       if ((c + 1) * P == boundary && boundary < stages) {

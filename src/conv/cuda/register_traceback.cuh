@@ -165,6 +165,141 @@ __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots,
   tr.trace(start, slot, state);
 }
 
+// The tagged kernel's traceback (register_kernel.cuh, kTagScale): the ring holds, per group of
+// two stages (a cycle's stages 2i, 2i + 1, at the ring slots of both), each state's field: bit j
+// is the decision at stage j of the group along the state's survivor path (1: from the lower
+// predecessor), at bit 2 (r mod 8) + 16 h of word r / 8, r and h the state's register and half at
+// the layout phase after the group. A step back through a group reads the state's field and
+// learns both predecessors at once: the oldest two input bits, the stored bits inverted. A tile
+// that ends inside a group stored its first stage's decisions alone (bit 0). Decided bits go out
+// as the tracer's do (bit_writer).
+template <class Spec>
+struct group_tracer {
+  static constexpr int P = Spec::phases, W = Spec::words, K = Spec::K, R = Spec::R;
+  static_assert(P % 2 == 0 && R <= 32, "whole groups in a cycle, at most 64 states");
+  static constexpr int G = P / 2;  // groups per cycle
+
+  const unsigned* row;  // this thread's ring: row[slot * W + w]
+  int ring_slots;
+  bit_writer bits;
+  unsigned n;  // the present state
+
+  // The group whose first stage has ring slot `at`: its words.
+  __device__ __forceinline__ uint4 words(int at) const {
+    if constexpr (W == 2) {
+      const uint2 a = reinterpret_cast<const uint2*>(row)[at],
+                  b = reinterpret_cast<const uint2*>(row)[at + 1];
+      return make_uint4(a.x, a.y, b.x, b.y);
+    }
+    return make_uint4(row[at], 0u, 0u, 0u);
+  }
+  // The present state's field at layout phase q.
+  template <int q>
+  __device__ __forceinline__ unsigned field(uint4 w) const {
+    const unsigned r = (n & ((1u << q) - 1u)) | ((n >> (q + 1)) << q);
+    const unsigned shift = 2u * (r & 7u) + 16u * ((n >> q) & 1u);
+    unsigned word = w.x;
+    if constexpr (R > 8) {
+      const unsigned low = r & 16u ? w.z : w.x, high = r & 16u ? w.w : w.y;
+      word = r & 8u ? high : low;
+    }
+    return (word >> shift) & 3u;
+  }
+  // Back through a whole group that ends in phase q.
+  template <int q, bool Record = true>
+  __device__ __forceinline__ void group(uint4 w) {
+    const unsigned f = field<q>(w);
+    if constexpr (Record) bits.hist = (bits.hist << 2) | f;
+    n = (n >> 2) | ((~f & 1u) << (K - 2)) | (((~f >> 1) & 1u) << (K - 3));
+  }
+  // Back through one stage of a group: its upper stage (Upper; the group ends in phase q) or,
+  // where the tile ended inside the group, its first (the group's fields at phase q, bit 0).
+  template <int q, bool Upper>
+  __device__ __forceinline__ void single(uint4 w) {
+    const unsigned d = Upper ? field<q>(w) >> 1 : field<q>(w) & 1u;
+    bits.hist = (bits.hist << 1) | d;
+    n = (n >> 1) | ((d ^ 1u) << (K - 2));
+  }
+  // f<q>() for a phase q known at run time (a walk's partial cycles).
+  template <class F, int... q>
+  __device__ __forceinline__ void at_phase(int at, F&& f, std::integer_sequence<int, q...>) {
+    ((at == q ? f(std::integral_constant<int, q>{}) : void()), ...);
+  }
+  template <class F>
+  __device__ __forceinline__ void at_phase(int at, F&& f) {
+    at_phase(at, f, std::make_integer_sequence<int, P>{});
+  }
+  __device__ __forceinline__ int back(int slot, int by) const {
+    return slot >= by ? slot - by : slot - by + ring_slots;
+  }
+  // One whole cycle back; `slot` is that of the cycle's last stage, then of the stage below.
+  template <bool Record>
+  __device__ __forceinline__ void back_cycle(int& slot) {
+    uint4 w[G];
+#pragma unroll
+    for (int g = 0; g < G; ++g) w[g] = words(slot - 1 - 2 * g);
+    slot = back(slot, P);
+    [&]<int... g>(std::integer_sequence<int, g...>) {
+      (group<(P - 2 * g) % P, Record>(w[g]), ...);
+    }
+    (std::make_integer_sequence<int, G>{});
+  }
+
+  // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
+  // a + K - 1 and writes positions [a, limit). Groups start at even tile positions.
+  __device__ void trace(int start, int slot, unsigned state) {
+    n = state;
+    bits.hist = ~(__brev(state) >> (32 - (K - 1)));
+    const int last = bits.a + K - 1;  // the lowest position walked through
+    int s = start - 1;
+    if ((start & 1) && s >= last) {  // the tile's last group, its first stage only
+      const uint4 w = words(slot);
+      at_phase(start % P, [&](auto q) {
+        if constexpr (decltype(q)::value % 2 == 1) single<decltype(q)::value, false>(w);
+      });
+      --s;
+      slot = back(slot, 1);
+    }
+    for (; (s + 1) % P != 0 && s - 1 >= last; s -= 2, slot = back(slot, 2)) {
+      const uint4 w = words(slot - 1);
+      at_phase((s + 1) % P, [&](auto q) {
+        if constexpr (decltype(q)::value % 2 == 0) group<decltype(q)::value>(w);
+      });
+    }
+    bits.emit<false>(s + 2 - K);
+    // Whole cycles deciding only positions at or above `limit`: as tracer::trace.
+    for (; s - (P - 1) >= last && s - (P - 1) - (K - 1) >= bits.limit + bits.quiet_above; s -= P)
+      back_cycle<false>(slot);
+    for (; s - (P - 1) >= last; s -= P) {
+      back_cycle<true>(slot);
+      bits.emit<false>(s + 2 - K - P);
+    }
+    for (; s - 1 >= last; s -= 2, slot = back(slot, 2)) {
+      const uint4 w = words(slot - 1);
+      at_phase((s + 1) % P, [&](auto q) {
+        if constexpr (decltype(q)::value % 2 == 0) group<decltype(q)::value>(w);
+      });
+    }
+    if (s >= last) {  // a group's upper stage alone
+      const uint4 w = words(slot - 1);
+      at_phase((s + 1) % P, [&](auto q) {
+        if constexpr (decltype(q)::value % 2 == 0) single<decltype(q)::value, true>(w);
+      });
+      --s;
+    }
+    bits.emit<true>(s + 2 - K);
+  }
+};
+
+template <class Spec, class... Quiet>
+__device__ __noinline__ void trace_groups(const unsigned* row, int ring_slots, int slot, int start,
+                                          int a, int limit, unsigned state, std::uint8_t* out,
+                                          Quiet... quiet_above) {
+  group_tracer<Spec> tr{row, ring_slots, bit_writer::over(out, a, limit), 0u};
+  ((tr.bits.quiet_above = quiet_above), ...);
+  tr.trace(start, slot, state);
+}
+
 // The four-lane kernel's traceback (lane_spec, register_layout.cuh): one thread walks a subframe
 // back through the rings of its tile's four lanes (`rows`: lane 0's ring, the others
 // `lane_stride` words apart), keeping the whole 8-bit state x. A step through stage t (k = t mod
