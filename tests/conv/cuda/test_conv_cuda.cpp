@@ -141,6 +141,37 @@ TEST(ConvCuda, RegisterKernelEqualsTheTiledDecoderAndTheSharedKernel) {
   EXPECT_GT(frames_with_errors, checked / 10) << "too little noise to exercise the decisions";
 }
 
+// Rate 1/2 codes on one lane decide in pairs of stages (register_kernel.cuh, kTagScale): frames
+// whose stage count is odd end their last tile inside a pair, whose first stage's decisions the
+// walk reads alone. N = 997 makes every termination's stage count odd for K = 3, 5 and 7 (tiles
+// start at whole cycles); the register kernel's bits equal the CPU tiled decoder's.
+TEST(ConvCuda, RegisterKernelTilesEndingInsideAPairOfStages) {
+  SKIP_WITHOUT_GPU();
+  const std::size_t N = 997, frames = 24;
+  for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171}),
+                                conv_code(5, {023, 035}), conv_code(3, {07, 05})})
+    for (const auto& pattern : patterns_for(code))
+      for (termination term : all_terminations)
+        for (const std::size_t P = cycle_of(code);
+             const tile_shape& tile :
+             {default_tile_shape(code, pattern), tile_shape{17 * P, 6 * P, 6 * P, 3 * P},
+              tile_shape{P, P, P, P}, tile_shape{8 * P, 2 * P, 3 * P, 0}}) {
+          if (!can_encode(code, pattern, N, term)) continue;
+          SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
+                       std::string(name_of(term)) + ", " + tile.to_string());
+          const encoder enc(code, pattern, N, term);
+          const auto batch =
+              make_int8_batch(enc, frames, 0.9 * std::sqrt(0.5 / pattern.rate()), 53, 3.0);
+          decoder_options options;
+          options.decoder = decoder_kind::tiled;
+          options.tile = tile;
+          options.kernel = cuda_kernel::registers;
+          decoder_plan registers(code, pattern, N, term, options, backend::cuda, frames);
+          auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
+          ASSERT_EQ(decode_on(registers, batch.llr, frames), decode_on(cpu, batch.llr, frames));
+        }
+}
+
 // What the register kernel saves on unpunctured codes, switched off (GPUFEC_CONV_REGISTER_CHECKS =
 // 3, read when a plan is made: decide the cycles of the v1 warm-up too, keep each walk's history
 // through its convergence too): the same bits as with the savings, on tiles with long warm-ups
