@@ -54,10 +54,11 @@ std::vector<std::uint8_t> decode_on(decoder_plan& plan, const std::vector<std::i
 
 decoder_plan tiled_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t N,
                         termination term, const tile_shape& tile, backend where,
-                        std::size_t max_batch) {
+                        std::size_t max_batch, cuda_kernel kernel = cuda_kernel::automatic) {
   decoder_options options;
   options.decoder = decoder_kind::tiled;
   options.tile = tile;
+  options.kernel = kernel;
   return decoder_plan(code, pattern, N, term, options, where, max_batch);
 }
 
@@ -162,11 +163,8 @@ TEST(ConvCuda, RegisterKernelTilesEndingInsideAPairOfStages) {
           const encoder enc(code, pattern, N, term);
           const auto batch =
               make_int8_batch(enc, frames, 0.9 * std::sqrt(0.5 / pattern.rate()), 53, 3.0);
-          decoder_options options;
-          options.decoder = decoder_kind::tiled;
-          options.tile = tile;
-          options.kernel = cuda_kernel::registers;
-          decoder_plan registers(code, pattern, N, term, options, backend::cuda, frames);
+          auto registers = tiled_plan(code, pattern, N, term, tile, backend::cuda, frames,
+                                      cuda_kernel::registers);
           auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
           ASSERT_EQ(decode_on(registers, batch.llr, frames), decode_on(cpu, batch.llr, frames));
         }
@@ -234,11 +232,8 @@ TEST(ConvCuda, RegisterKernelTakesTheWholeInt8Range) {
           if (!can_encode(code, pattern, N, term)) continue;
           SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
                        std::string(name_of(term)) + ", " + tile.to_string());
-          decoder_options options;
-          options.decoder = decoder_kind::tiled;
-          options.tile = tile;
-          options.kernel = cuda_kernel::registers;
-          decoder_plan registers(code, pattern, N, term, options, backend::cuda, frames);
+          auto registers = tiled_plan(code, pattern, N, term, tile, backend::cuda, frames,
+                                      cuda_kernel::registers);
           auto cpu = tiled_plan(code, pattern, N, term, tile, backend::cpu, frames);
           std::vector<std::int8_t> llr(frames * registers.shape().coded_bits);
           std::uint64_t x = 99 + llr.size();
