@@ -7,7 +7,9 @@
 // (tiling.hpp) and the shared-memory kernel: same geometry, same integer metrics, same ties.
 // K = 9 runs on four threads per tile (lane_spec), each holding 64 of the 256 states and running
 // the K = 7 cycle on them, with what the lanes add in register_lanes.cuh. A stage's decisions
-// are packed into survivor words by register_pack.cuh.
+// are packed into survivor words by register_pack.cuh; on rate 1/2 codes on one lane the add-max
+// itself decides, with tagged metrics (the comment above kTagScale), and the walk steps two stages
+// at a time (group_tracer).
 //
 // The stages run in cycles of P = K-1 (the register layout's period), fully unrolled, with no
 // branch inside a cycle: the engine runs this kernel only on tile shapes whose f, f0 (or f when

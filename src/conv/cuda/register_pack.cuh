@@ -2,7 +2,9 @@
 // one int16 pair per metric register with the decisions in bits 15 and 31, gathered into the
 // stage's W survivor words at the positions register_layout.cuh gives (half_block), which the
 // traceback (register_traceback.cuh) reads back. Byte permutes in sign mode gather four decisions
-// of two registers, masked merges put them in place.
+// of two registers, masked merges put them in place. (The instances with decision sums: rate 1/3
+// and K = 9. The tagged ones, rate 1/2 on one lane, store fields instead (register_kernel.cuh,
+// kTagScale) and pack here only the best-state mask.)
 #pragma once
 
 #include "conv/cuda/register_layout.cuh"
