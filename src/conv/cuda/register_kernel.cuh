@@ -420,6 +420,7 @@ struct tile_run {
         next[re] = __viaddmax_s16x2(A, less(pair(a0, a1, tag * 0x10001u)), Ye);
         next[ro] = __viaddmax_s16x2(A, less(pair(c0, c1, tag * 0x10001u)), Yo);
         if constexpr (tagged) {
+          // No decision sums: the add-max decided (bit k % 2 of next[re] and next[ro]).
         } else if constexpr (fma_decision_sums) {
           // The decision sums A + pair(a, bias) - Ye as (A - B) + (pair(a, bias) - pair(u, 0)):
           // A - B serves both, and all three are multiply-adds (unit = 1 at run time).
