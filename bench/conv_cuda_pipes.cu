@@ -26,14 +26,11 @@
 
 namespace {
 
-enum kind : int { dpx_addmax, dpx_max, imad, iadd3, prmt, lop3, funnel_shift };
-constexpr const char* kind_names[] = {"VIADDMNMX.S16x2 (DPX add-max)",
-                                      "VIMNMX.S16x2 (DPX max)",
-                                      "IMAD (multiply-add)",
-                                      "IADD3 (3-input add)",
-                                      "PRMT (byte permute)",
-                                      "LOP3 (3-input logic)",
-                                      "SHF (funnel shift)"};
+enum kind : int { dpx_addmax, dpx_addmax_u16, dpx_max, imad, iadd3, prmt, lop3, funnel_shift };
+constexpr const char* kind_names[] = {"VIADDMNMX.S16x2 (DPX add-max)", "VIADDMNMX.U16x2 (unsigned)",
+                                      "VIMNMX.S16x2 (DPX max)",        "IMAD (multiply-add)",
+                                      "IADD3 (3-input add)",           "PRMT (byte permute)",
+                                      "LOP3 (3-input logic)",          "SHF (funnel shift)"};
 
 // One instruction of `k` on x, y (run-time constant) and z (another chain): inline PTX where the
 // compiler would otherwise rewrite the operation.
@@ -42,6 +39,8 @@ __device__ __forceinline__ unsigned op(unsigned x, unsigned y, unsigned z) {
   unsigned r;
   if constexpr (k == dpx_addmax) {
     r = __viaddmax_s16x2(x, y, z);
+  } else if constexpr (k == dpx_addmax_u16) {
+    r = __viaddmax_u16x2(x, y, z);
   } else if constexpr (k == dpx_max) {
     r = __vmaxs2(x, z);
   } else if constexpr (k == imad) {
@@ -126,10 +125,10 @@ int main(int argc, char** argv) {
         GPUFEC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
         const int warps = 16, iters = program.quick ? 500 : 2000;
         const std::vector<row> rows{
-            measure<dpx_addmax>(sms, warps, iters),  measure<dpx_max>(sms, warps, iters),
-            measure<imad>(sms, warps, iters),        measure<iadd3>(sms, warps, iters),
-            measure<prmt>(sms, warps, iters),        measure<lop3>(sms, warps, iters),
-            measure<funnel_shift>(sms, warps, iters)};
+            measure<dpx_addmax>(sms, warps, iters), measure<dpx_addmax_u16>(sms, warps, iters),
+            measure<dpx_max>(sms, warps, iters),    measure<imad>(sms, warps, iters),
+            measure<iadd3>(sms, warps, iters),      measure<prmt>(sms, warps, iters),
+            measure<lop3>(sms, warps, iters),       measure<funnel_shift>(sms, warps, iters)};
         const std::string device = gpufec::cuda_devices().at(0).name;
         std::printf("conv_cuda_pipes: warp instructions per clock per SM (of 4), %s, %d warps/SM\n",
                     device.c_str(), warps);
