@@ -3,9 +3,11 @@
 // maximum-likelihood oracle over all information sequences.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -115,6 +117,28 @@ inline std::vector<float> clean_llrs(const std::vector<std::uint8_t>& coded) {
   std::vector<float> llr(coded.size());
   for (std::size_t i = 0; i < coded.size(); ++i) llr[i] = coded[i] ? -4.0f : 4.0f;
   return llr;
+}
+
+// `frames` noisy frames as int8 LLRs (a coarse scale, so that metric ties occur) and their bits.
+struct int8_batch {
+  std::vector<std::uint8_t> info;
+  std::vector<std::int8_t> llr;
+};
+inline int8_batch make_int8_batch(const encoder& enc, std::size_t frames, double sigma,
+                                  std::uint64_t seed, double scale) {
+  int8_batch b;
+  const std::size_t n = enc.shape().coded_bits, N = enc.shape().info_bits;
+  b.info.resize(frames * N);
+  b.llr.resize(frames * n);
+  std::vector<std::uint8_t> coded(n);
+  for (std::size_t f = 0; f < frames; ++f) {
+    const auto bits = random_bits(seed, f, N);
+    std::copy(bits.begin(), bits.end(), b.info.begin() + static_cast<std::ptrdiff_t>(f * N));
+    enc.encode(bits, coded);
+    const auto llr = awgn_llrs(coded, sigma, seed, f);
+    quantize_llrs(llr, scale, std::span<std::int8_t>(b.llr).subspan(f * n, n));
+  }
+  return b;
 }
 
 // The brute-force ML decision: the information sequence whose sent codeword correlates best

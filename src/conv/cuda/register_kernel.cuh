@@ -233,9 +233,13 @@ struct tile_run {
       for (int b = 0; b < beta; ++b) {
         const int j = k * beta + b, q = j % 4;
         int v;
+#ifdef __CUDA_ARCH__
         asm("prmt.b32 %0, %1, 0, %2;"
             : "=r"(v)
             : "r"(u[j / 4]), "r"(q | (q | 8) << 4 | (q | 8) << 8 | (q | 8) << 12));
+#else
+        v = static_cast<std::int8_t>(u[j / 4] >> (8 * q));  // the host emulation's prmt
+#endif
         L[k][b] = v;
       }
   }
@@ -358,18 +362,20 @@ struct tile_run {
   template <int k, bool Decide = true>
   __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
-    // Two labels' biased branch metrics in one register (label lo in the low half, hi in the
-    // high), each 128 beta + sum of +-L in [0, 256 beta], plus `bias`: one linear form in the
-    // stage's LLRs, exact since each half stays in [0, 2^16). Multiply-adds run on the FMA pipe,
-    // beside the ALU pipe's add-max, byte permutes and logic, which bound this kernel (ncu: ALU
-    // 76% busy, FMA half idle). The halves of a register differ in one state bit, so their labels
-    // differ by a constant of the phase: four distinct pairs per stage at most, and their sums.
+    // Two labels' biased branch metrics in one register (label lo_label in the low half,
+    // hi_label in the high), each 128 beta + sum of +-L in [0, 256 beta], plus `bias`: one linear
+    // form in the stage's LLRs, exact since each half stays in [0, 2^16). Multiply-adds run on the
+    // FMA pipe, beside the ALU pipe's add-max, byte permutes and logic, which bound this kernel
+    // (ncu: ALU 76% busy, FMA half idle). The halves of a register differ in one state bit, so
+    // their labels differ by a constant of the phase: four distinct pairs per stage at most, and
+    // their sums.
     const auto sign = [](unsigned label, int b) { return (label >> b) & 1u ? ~0u : 1u; };
-    const auto pair = [&](unsigned lo, unsigned hi, unsigned bias) {
+    const auto pair = [&](unsigned lo_label, unsigned hi_label, unsigned bias) {
       unsigned v = bias + scale * kBranchBias * beta * 0x10001u;
 #pragma unroll
       for (int b = 0; b < beta; ++b)
-        v += static_cast<unsigned>(L[k][b]) * scale * (sign(lo, b) + sign(hi, b) * 0x10000u);
+        v += static_cast<unsigned>(L[k][b]) * scale *
+             (sign(lo_label, b) + sign(hi_label, b) * 0x10000u);
       return v;
     };
     // Tagged: the lower predecessor's tag at this stage of its group.
@@ -381,19 +387,19 @@ struct tile_run {
     const unsigned renorm = tagged && k % 2 == 0 ? least2 : 0u;
     const auto less = [&](unsigned v) {
       if constexpr (tagged && k % 2 == 0)
-        return __viaddmax_s16x2(v, (0u - least2) & 0xffffu | ((0u - least2) & 0xffffu) << 16,
+        return __viaddmax_s16x2(v, ((0u - least2) & 0xffffu) | ((0u - least2) & 0xffffu) << 16,
                                 0x80008000u);
       else
         return v;
     };
-    // pair(lo, hi, bias) - pair(ulo, uhi, 0), the same way.
-    const auto pair_difference = [&](unsigned lo, unsigned hi, unsigned ulo, unsigned uhi,
-                                     unsigned bias) {
+    // pair(lo_label, hi_label, bias) - pair(ulo, uhi, 0), the same way.
+    const auto pair_difference = [&](unsigned lo_label, unsigned hi_label, unsigned ulo,
+                                     unsigned uhi, unsigned bias) {
       unsigned v = bias;
 #pragma unroll
       for (int b = 0; b < beta; ++b)
         v += static_cast<unsigned>(L[k][b]) *
-             (sign(lo, b) - sign(ulo, b) + (sign(hi, b) - sign(uhi, b)) * 0x10000u);
+             (sign(lo_label, b) - sign(ulo, b) + (sign(hi_label, b) - sign(uhi, b)) * 0x10000u);
       return v;
     };
     unsigned next[R], z[R];
@@ -483,7 +489,11 @@ struct tile_run {
       for (int i = 1; i < 8 && 8 * j + i < R; ++i) {
         // One multiply-add on the FMA pipe (in C++ ptxas shifts the unmasked register and merges
         // it with a masked LOP3: two instructions, though the field is at hand for the clear).
+#ifdef __CUDA_ARCH__
         asm("mad.lo.u32 %0, %1, %2, %0;" : "+r"(words[j]) : "r"(f[8 * j + i]), "r"(1u << (2 * i)));
+#else
+        words[j] += f[8 * j + i] * (1u << (2 * i));         // the host emulation's mad
+#endif
       }
     }
     if constexpr (W == 2) {

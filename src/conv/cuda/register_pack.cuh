@@ -17,7 +17,17 @@ enum : unsigned { kLoHi = 0xFDB9u, kHalves = 0xFBD9u };
 template <unsigned Order>
 __device__ __forceinline__ unsigned byte_perm_signs(unsigned a, unsigned b) {
   unsigned r;
+#ifdef __CUDA_ARCH__
   asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "n"(Order));
+#else
+  // The host emulation (tests/conv/register_kernel_host.hpp): prmt on the host.
+  r = 0;
+  for (int i = 0; i < 4; ++i) {
+    const unsigned pick = (Order >> (4 * i)) & 15u, from = pick & 7u;
+    const unsigned byte = ((from < 4 ? a >> (8 * from) : b >> (8 * (from - 4))) & 0xffu);
+    r |= (pick & 8u ? (byte & 0x80u ? 0xffu : 0u) : byte) << (8 * i);
+  }
+#endif
   return r;
 }
 
@@ -46,7 +56,11 @@ __device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
     // the tree back into a chain of eight.)
     const auto select = [](unsigned a, unsigned b, unsigned mask) {
       unsigned r;
+#ifdef __CUDA_ARCH__
       asm("lop3.b32 %0, %1, %2, %3, 0xE4;" : "=r"(r) : "r"(a), "r"(b), "r"(mask));
+#else
+      r = (a & mask) | (b & ~mask);
+#endif
       return r;
     };
     unsigned acc[R / 16];

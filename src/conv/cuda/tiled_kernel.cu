@@ -19,6 +19,7 @@
 #include "conv/cuda/llr_kernels.cuh"
 #include "conv/cuda/register_shape.cuh"
 #include "conv/cuda/register_table.hpp"
+#include "conv/cuda/tiled_geometry.hpp"
 #include "conv/cuda/tiled_params.cuh"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/align.hpp"
@@ -197,16 +198,10 @@ class cuda_tiled_engine final : public tiled_device_engine {
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
             " states (K <= 9)");
     // The tables the kernel reads.
-    const int P = pattern.period();
-    std::vector<int> base(static_cast<std::size_t>(P));
-    std::vector<std::uint8_t> mask(static_cast<std::size_t>(P)), pair(S), parity(S);
-    for (int q = 0; q < P; ++q) {
-      base[static_cast<std::size_t>(q)] =
-          static_cast<int>(pattern.sent_before(static_cast<std::size_t>(q)));
-      for (int b = 0; b < code.beta(); ++b)
-        if (pattern.sends(b, static_cast<std::size_t>(q)))
-          mask[static_cast<std::size_t>(q)] |= static_cast<std::uint8_t>(1u << b);
-    }
+    const puncture_tables tables = make_puncture_tables(code, pattern);
+    const std::vector<int>& base = tables.phase_base;
+    const std::vector<std::uint8_t>& mask = tables.phase_mask;
+    std::vector<std::uint8_t> pair(S), parity(S);
     for (unsigned j = 0; j < S; ++j) {
       const unsigned s0 = j >> 1, w = j & 1u;
       pair[j] = static_cast<std::uint8_t>(code.label(s0, w) | code.label(s0 + S / 2, w) << 4);
@@ -252,22 +247,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
             " bytes of shared memory per tile");
 
     const frame_shape& fs = setup_.shape;
-    params_.N = static_cast<unsigned>(fs.stages);
-    params_.info_bits = static_cast<unsigned>(fs.info_bits);
-    params_.coded_bits = static_cast<unsigned>(fs.coded_bits);
-    params_.tiles_per_frame = static_cast<unsigned>((fs.stages + tile.f - 1) / tile.f);
-    params_.f = static_cast<unsigned>(tile.f);
-    params_.v1 = static_cast<unsigned>(tile.v1);
-    params_.v2 = static_cast<unsigned>(tile.v2);
-    params_.sub = static_cast<unsigned>(sub);
-    params_.S = static_cast<int>(S);
-    params_.beta = code.beta();
-    params_.period = P;
-    params_.sent_per_period = pattern.sent_per_period();
-    params_.circle = setup_.term == termination::tail_biting;
-    params_.zero_tail = setup_.term == termination::zero_tail;
-    params_.grid = 0;
-    params_.open_start = false;
+    set_frame_geometry(params_, code, pattern, fs, setup_.term, tile);
     params_.phase_base = phase_base_.get();
     params_.phase_mask = phase_mask_.get();
     params_.pair_labels = pair_labels_.get();

@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include "gpufec/common/hd.hpp"
+
 namespace gpufec::conv::detail {
 
 struct tiled_params {
@@ -44,7 +46,7 @@ struct tiled_params {
 // The register kernel's shared memory per thread, in words: its ring of ring_slots stages of
 // `words` words plus one slot of padding, so that the rows of a warp's threads start on
 // different banks (ring_slots, whole cycles of K-1, is even: ring_slots + 1 is odd).
-__host__ __device__ constexpr unsigned ring_row_words(unsigned ring_slots, unsigned words) {
+GPUFEC_HD constexpr unsigned ring_row_words(unsigned ring_slots, unsigned words) {
   return (ring_slots + 1) * words;
 }
 

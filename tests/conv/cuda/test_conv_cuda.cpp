@@ -22,28 +22,6 @@ using namespace testing;
 #define SKIP_WITHOUT_GPU() \
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device"
 
-// `frames` noisy frames as int8 LLRs (a coarse scale, so that metric ties occur) and their bits.
-struct int8_batch {
-  std::vector<std::uint8_t> info;
-  std::vector<std::int8_t> llr;
-};
-int8_batch make_int8_batch(const encoder& enc, std::size_t frames, double sigma, std::uint64_t seed,
-                           double scale) {
-  int8_batch b;
-  const std::size_t n = enc.shape().coded_bits, N = enc.shape().info_bits;
-  b.info.resize(frames * N);
-  b.llr.resize(frames * n);
-  std::vector<std::uint8_t> coded(n);
-  for (std::size_t f = 0; f < frames; ++f) {
-    const auto bits = random_bits(seed, f, N);
-    std::copy(bits.begin(), bits.end(), b.info.begin() + static_cast<std::ptrdiff_t>(f * N));
-    enc.encode(bits, coded);
-    const auto llr = awgn_llrs(coded, sigma, seed, f);
-    quantize_llrs(llr, scale, std::span<std::int8_t>(b.llr).subspan(f * n, n));
-  }
-  return b;
-}
-
 std::vector<std::uint8_t> decode_on(decoder_plan& plan, const std::vector<std::int8_t>& llr,
                                     std::size_t frames) {
   std::vector<std::uint8_t> bits(frames * plan.shape().info_bits);
