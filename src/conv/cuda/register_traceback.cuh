@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 #include <utility>
 
 #include "conv/cuda/register_layout.cuh"
@@ -59,6 +60,24 @@ struct bit_writer {
     const unsigned bits = ~(hist >> (p - low)) & 15u;
     // Bit i to byte i: bits * (1 + 2^7 + 2^14 + 2^21) puts bit i at 8i, the copies apart.
     *reinterpret_cast<unsigned*>(out + p) = (bits * 0x204081u) & 0x01010101u;
+  }
+  // The `Words` aligned words below `next`, where all of them are decided and inside the aligned
+  // range, in straight code (a walk's steady state: what its cycles between two emits decide);
+  // else emit<false>. Where next < word_hi, next + 1 is aligned: emit leaves it so. Decided
+  // positions below them (fewer than 4 in the steady state) wait for the next emit.
+  template <int Words>
+  __device__ __forceinline__ void emit_words(int low) {
+    const int from = next + 1 - 4 * Words;
+    if (next < word_hi && from >= word_lo && from >= low) {
+      auto* words = reinterpret_cast<unsigned*>(out + from);
+      const unsigned inverted = ~hist >> (from - low);  // position from + i at bit i
+#pragma unroll
+      for (int k = 0; k < Words; ++k)
+        words[k] = (((inverted >> (4 * k)) & 15u) * 0x204081u) & 0x01010101u;
+      next = from - 1;
+    } else {
+      emit<false>(low);
+    }
   }
   // Writes what is decided of [a, limit) from `next` down: positions from `low` up. Bytes above
   // word_hi, aligned words down to word_lo, and (Last: everything is decided) bytes below.
@@ -270,6 +289,14 @@ struct group_tracer {
     // Whole cycles deciding only positions at or above `limit`: as tracer::trace.
     for (; s - (P - 1) >= last && s - (P - 1) - (K - 1) >= bits.limit + bits.quiet_above; s -= P)
       back_cycle<false>(slot);
+    // Recorded: as many cycles at a time as decide whole words (K = 7: two cycles, three words),
+    // written in straight code inside the range (emit_words).
+    constexpr int C = std::lcm(P, 4) / P;
+    for (; s - (C * P - 1) >= last; s -= C * P) {
+#pragma unroll
+      for (int c = 0; c < C; ++c) back_cycle<true>(slot);
+      bits.emit_words<C * P / 4>(s + 2 - K - C * P);
+    }
     for (; s - (P - 1) >= last; s -= P) {
       back_cycle<true>(slot);
       bits.emit<false>(s + 2 - K - P);
