@@ -94,8 +94,10 @@ std::vector<std::uint8_t> tiled_bits(const conv_code& code, const puncture_patte
   return bits;
 }
 
-// Every rate, termination and a few tile shapes (whole cycles, as the engine runs this kernel),
-// on frames whose stage counts are even and odd (N = 997: tiles that end inside a group).
+// Every rate, termination and a few tile shapes (whole cycles, as the engine runs this kernel;
+// (22 P, 6 P, 6 P, 6 P) has the subframes and overlaps of the shape a CUDA plan fits for large
+// K = 7 batches, f0 = v2 = 36), on frames whose stage counts are even and odd (N = 997: tiles
+// that end inside a group).
 template <class Spec>
 void expect_tiled_decoder_bits(const conv_code& code) {
   const std::size_t frames = 6, P = Spec::phases;
@@ -104,7 +106,8 @@ void expect_tiled_decoder_bits(const conv_code& code) {
       for (termination term : all_terminations)
         for (const tile_shape& tile :
              {default_tile_shape(code, pattern), tile_shape{17 * P, 6 * P, 6 * P, 3 * P},
-              tile_shape{P, P, P, P}, tile_shape{8 * P, 2 * P, 3 * P, 0}}) {
+              tile_shape{P, P, P, P}, tile_shape{8 * P, 2 * P, 3 * P, 0},
+              tile_shape{22 * P, 6 * P, 6 * P, 6 * P}}) {
           if (!can_encode(code, pattern, N, term)) continue;
           SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
                        std::string(name_of(term)) + ", N = " + std::to_string(N) + ", " +
