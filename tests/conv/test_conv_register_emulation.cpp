@@ -41,15 +41,8 @@ struct host_launch {
     p.frames = frames;
     p.phase_base = tables.phase_base.data();
     p.phase_mask = tables.phase_mask.data();
-    // register_ring (register_shape.cu, a CUDA translation unit): a subframe and its convergence,
-    // less the K-1 stages its walk does not read, or less where no tile runs that long; whole
-    // cycles.
-    const std::size_t longest = p.circle ? std::min(tile.f, shape.stages) + tile.v1 + tile.v2
-                                         : std::min(tile.stages(), shape.stages);
-    const std::size_t walked = std::min(p.sub + tile.v2, longest), back = code.K() - 1;
-    const auto c = static_cast<std::size_t>(cycle);
     p.ring =
-        static_cast<unsigned>((std::max(walked > back ? walked - back : 0, c) + c - 1) / c * c);
+        detail::register_ring(tile, shape, p.circle, code.K(), static_cast<std::size_t>(cycle));
   }
 };
 

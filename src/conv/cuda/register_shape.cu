@@ -5,21 +5,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "conv/cuda/tiled_geometry.hpp"
 #include "conv/cuda/tiled_params.cuh"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/align.hpp"
 
 namespace gpufec::conv::detail {
-
-unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
-                       std::size_t cycle) {
-  const std::size_t sub = tile.f0 ? tile.f0 : tile.f;
-  const std::size_t longest = circle ? std::min(tile.f, shape.stages) + tile.v1 + tile.v2
-                                     : std::min(tile.stages(), shape.stages);
-  const auto back = static_cast<std::size_t>(K - 1);
-  const std::size_t walked = std::min(sub + tile.v2, longest);
-  return static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
-}
 
 cuda::launch_shape register_residency(const register_kernel_entry& entry, bool punctured,
                                       unsigned ring, const cuda::device_limits& limits) {

@@ -17,12 +17,6 @@ namespace gpufec::conv::detail {
 // issuing for its own share of the SM's resident warps; the runtime reports no count.
 inline constexpr int kSchedulersPerSM = 4;
 
-// The register kernel's ring, in stages per thread, for `tile` on frames of `shape`: a subframe
-// and its convergence stages, less the K-1 at its bottom that its traceback does not read
-// (register_traceback.cuh), or less where no tile of these frames runs that long; whole cycles.
-unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
-                       std::size_t cycle);
-
 // The register kernel's block and residency with `ring` stages per thread: the block of whole
 // warps that keeps the most warps resident per SM in a whole number per scheduler, its shared
 // memory padded where the occupancy API would let more in, so that no scheduler runs more warps

@@ -1,6 +1,10 @@
 // The CUDA tiled kernels' parameters from the code, the frames and the tile (tiled_geometry.hpp).
 #include "conv/cuda/tiled_geometry.hpp"
 
+#include <algorithm>
+
+#include "gpufec/common/align.hpp"
+
 namespace gpufec::conv::detail {
 
 puncture_tables make_puncture_tables(const conv_code& code, const puncture_pattern& pattern) {
@@ -32,6 +36,16 @@ void set_frame_geometry(tiled_params& p, const conv_code& code, const puncture_p
   p.zero_tail = term == termination::zero_tail;
   p.grid = 0;
   p.open_start = false;
+}
+
+unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
+                       std::size_t cycle) {
+  const std::size_t sub = tile.f0 ? tile.f0 : tile.f;
+  const std::size_t longest = circle ? std::min(tile.f, shape.stages) + tile.v1 + tile.v2
+                                     : std::min(tile.stages(), shape.stages);
+  const auto back = static_cast<std::size_t>(K - 1);
+  const std::size_t walked = std::min(sub + tile.v2, longest);
+  return static_cast<unsigned>(round_up(std::max(walked > back ? walked - back : 0, cycle), cycle));
 }
 
 }  // namespace gpufec::conv::detail

@@ -26,4 +26,10 @@ puncture_tables make_puncture_tables(const conv_code& code, const puncture_patte
 void set_frame_geometry(tiled_params& p, const conv_code& code, const puncture_pattern& pattern,
                         const frame_shape& shape, termination term, const tile_shape& tile);
 
+// The register kernel's ring, in stages per thread, for `tile` on frames of `shape`: a subframe
+// and its convergence stages, less the K-1 at its bottom that its traceback does not read
+// (register_traceback.cuh), or less where no tile of these frames runs that long; whole cycles.
+unsigned register_ring(const tile_shape& tile, const frame_shape& shape, bool circle, int K,
+                       std::size_t cycle);
+
 }  // namespace gpufec::conv::detail
