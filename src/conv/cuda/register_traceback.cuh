@@ -55,11 +55,14 @@ struct bit_writer {
   __device__ __forceinline__ void put_byte(int p, int low) const {
     out[p] = static_cast<std::uint8_t>(~(hist >> (p - low)) & 1u);
   }
+  // Four decided bits (bit i: position p + i) as the word of their four bytes: bits * (1 + 2^7 +
+  // 2^14 + 2^21) puts bit i at 8i, the copies apart.
+  __device__ __forceinline__ static unsigned word_of(unsigned bits) {
+    return (bits * 0x204081u) & 0x01010101u;
+  }
   // Positions p .. p + 3 as one aligned word.
   __device__ __forceinline__ void put_word(int p, int low) const {
-    const unsigned bits = ~(hist >> (p - low)) & 15u;
-    // Bit i to byte i: bits * (1 + 2^7 + 2^14 + 2^21) puts bit i at 8i, the copies apart.
-    *reinterpret_cast<unsigned*>(out + p) = (bits * 0x204081u) & 0x01010101u;
+    *reinterpret_cast<unsigned*>(out + p) = word_of(~(hist >> (p - low)) & 15u);
   }
   // The `Words` aligned words below `next`, where all of them are decided and inside the aligned
   // range, in straight code (a walk's steady state: what its cycles between two emits decide);
@@ -72,8 +75,7 @@ struct bit_writer {
       auto* words = reinterpret_cast<unsigned*>(out + from);
       const unsigned inverted = ~hist >> (from - low);  // position from + i at bit i
 #pragma unroll
-      for (int k = 0; k < Words; ++k)
-        words[k] = (((inverted >> (4 * k)) & 15u) * 0x204081u) & 0x01010101u;
+      for (int k = 0; k < Words; ++k) words[k] = word_of((inverted >> (4 * k)) & 15u);
       next = from - 1;
     } else {
       emit<false>(low);
