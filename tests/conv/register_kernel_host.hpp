@@ -98,16 +98,12 @@ inline unsigned __vmaxu2(unsigned a, unsigned b) {
 inline unsigned __vminu2(unsigned a, unsigned b) {
   return host_halves(a, b, [](unsigned x, unsigned y) { return x < y ? x : y; });
 }
-// max(a + b, c) per half, the sum wrapping in 16 bits, compared as int16 (s16x2) or uint16.
+// max(a + b, c) per half, the sum wrapping in 16 bits, compared as int16.
 inline unsigned __viaddmax_s16x2(unsigned a, unsigned b, unsigned c) {
   const unsigned sum = host_halves(a, b, [](unsigned x, unsigned y) { return x + y; });
   return host_halves(sum, c, [](unsigned x, unsigned y) {
     return static_cast<std::int16_t>(x) > static_cast<std::int16_t>(y) ? x : y;
   });
-}
-inline unsigned __viaddmax_u16x2(unsigned a, unsigned b, unsigned c) {
-  const unsigned sum = host_halves(a, b, [](unsigned x, unsigned y) { return x + y; });
-  return __vmaxu2(sum, c);
 }
 inline unsigned __shfl_xor_sync(unsigned, unsigned, int, int) {
   std::abort();
