@@ -39,6 +39,68 @@ __host__ __device__ constexpr int half_block(int R) {
   return R >= 16 ? R : 8;
 }
 
+// Where the tagged kernel stores a pair of stages' fields at K = 7 (register_kernel.cuh,
+// kTagScale), so that the walk (register_traceback.cuh, group_tracer) needs no state but its
+// history. The walk's history register holds the decided bits, the latest in bit 0; its low six
+// bits m are then the present state n reflected and inverted (m_j = ~n_{5-j}), and a step back
+// through a pair is "shift up two, the field in at the bottom": one funnel shift. A pair ending
+// in phase q (0, 4 or 2) keeps state n's field in word word(q, m) of its four (two ring slots),
+// at the bits that a left rotation by 2 idx(q, m) brings to bits 30-31: bits 30 - 2 idx, with
+// idx's bit 3 the half's bit (~n_q: the high half 16 bits above the low, as the pack puts them).
+// Each is a shift or two of the history: for q = 2 idx = m mod 16; for q = 0 idx = m / 4, and the
+// word bits of q = 0 (m0, m1) are those of q = 4 (m2, m3) and q = 2 (m4, m5) two and four stages
+// on, so a cycle's three pairs select their words by the same two tests. The pack chooses, per
+// phase, which register goes where (history_layout::reg); both halves of a register share a word.
+struct history_layout {
+  static constexpr int R = 32;  // K = 7: 64 states, six layout phases
+  __host__ __device__ static constexpr unsigned m_of(int n) {
+    unsigned m = 0;
+    for (int j = 0; j < 6; ++j)
+      if (!((n >> (5 - j)) & 1)) m |= 1u << j;
+    return m;
+  }
+  __host__ __device__ static constexpr int idx(int q, unsigned m) {
+    return q == 0   ? static_cast<int>((m >> 2) & 15u)
+           : q == 4 ? static_cast<int>(((m >> 4) & 3u) | (m & 3u) << 2)
+                    : static_cast<int>(m & 15u);
+  }
+  // The two history bits that select the word (word = 2 b1 + b0): bits shift and shift + 1.
+  __host__ __device__ static constexpr int word_shift(int q) { return q == 0 ? 0 : q == 4 ? 2 : 4; }
+  __host__ __device__ static constexpr int word(int q, unsigned m) {
+    return static_cast<int>((m >> word_shift(q)) & 3u);
+  }
+  // Register r's word and field slot i (its low half's field at bit 2i, the high half's 16 above).
+  __host__ __device__ static constexpr int word_of(int q, int r) {
+    return word(q, m_of(state_of(q, r, 0)));
+  }
+  __host__ __device__ static constexpr int slot_of(int q, int r) {
+    return 7 - (idx(q, m_of(state_of(q, r, 0))) & 7);
+  }
+  // The register at word w, slot i.
+  __host__ __device__ static constexpr int reg(int q, int w, int i) {
+    for (int r = 0; r < R; ++r)
+      if (word_of(q, r) == w && slot_of(q, r) == i) return r;
+    return -1;
+  }
+  // Every slot of every word holds one register, whose halves' idx differ in bit 3 alone.
+  static constexpr bool valid() {
+    for (int q = 0; q < 6; q += 2)
+      for (int w = 0; w < 4; ++w)
+        for (int i = 0; i < 8; ++i) {
+          const int r = reg(q, w, i);
+          if (r < 0) return false;
+          const unsigned lo = m_of(state_of(q, r, 0)), hi = m_of(state_of(q, r, 1));
+          if (idx(q, lo) != idx(q, hi) + 8 || word(q, lo) != word(q, hi)) return false;
+        }
+    return true;
+  }
+};
+static_assert(history_layout::valid(), "the history layout places every field once");
+// The codes whose tagged kernel and walk use it: one lane, 64 states.
+template <class Spec>
+constexpr bool uses_history_layout =
+    Spec::lanes == 1 && Spec::R == history_layout::R&& Spec::phases == 6 && Spec::words == 2;
+
 // A feedforward code fixed at compile time: K, beta and the octal polynomials (MSB taps the
 // current input, as conv_code). label() is conv_code::label (code.cpp), recomputed here so that
 // the kernel's branch-metric choices fold into constants; the engine checks the two agree.
