@@ -243,6 +243,11 @@ struct group_tracer {
   // (the rest junk), its word chosen by the history bits b0 and b1 (history_layout::word_shift).
   template <int q>
   __device__ __forceinline__ unsigned rotated(uint4 w, bool b0, bool b1) const {
+    return rotated<q>(b1 ? (b0 ? w.w : w.z) : (b0 ? w.y : w.x));
+  }
+  // The same, given the word.
+  template <int q>
+  __device__ __forceinline__ unsigned rotated(unsigned word) const {
     const unsigned h = bits.hist;
     unsigned amt;  // 2 idx (mod 32: the rotation ignores the bits above)
     if constexpr (q == 0)
@@ -251,7 +256,6 @@ struct group_tracer {
       amt = merge(h << 3, h >> 3, 0x19u);  // bits 3, 4: m0, m1; bits 1, 2: m4, m5
     else
       amt = h << 1;
-    const unsigned word = b1 ? (b0 ? w.w : w.z) : (b0 ? w.y : w.x);
     return __funnelshift_l(word, word, amt);
   }
   // a where mask is set, else b: one LOP3 (ptxas makes two of the C++).
@@ -316,16 +320,28 @@ struct group_tracer {
   // One whole cycle back; `slot` is that of the cycle's last stage, then of the stage below.
   template <bool Record>
   __device__ __forceinline__ void back_cycle(int& slot) {
-    uint4 w[G];
+    if constexpr (history) {
+      // The three pairs' words are picked by the same two history bits (two stages apart in
+      // each), word 2 b1 + b0 of a pair's four, which lie in a row: one load each, no select.
+      const unsigned* word = row + 2 * (slot - 1) + (bits.hist & 3u);
+      unsigned w[G];
 #pragma unroll
-    for (int g = 0; g < G; ++g) w[g] = words(slot - 1 - 2 * g);
-    slot = back(slot, P);
-    // History: the three pairs' word bits are the same two history bits, two stages apart.
-    const bool b0 = bits.hist & 1u, b1 = bits.hist & 2u;
-    [&]<int... g>(std::integer_sequence<int, g...>) {
-      (group<(P - 2 * g) % P, Record>(w[g], b0, b1), ...);
+      for (int g = 0; g < G; ++g) w[g] = word[-4 * g];
+      slot = back(slot, P);
+      [&]<int... g>(std::integer_sequence<int, g...>) {
+        ((bits.hist = __funnelshift_l(rotated<(P - 2 * g) % P>(w[g]), bits.hist, 2)), ...);
+      }
+      (std::make_integer_sequence<int, G>{});
+    } else {
+      uint4 w[G];
+#pragma unroll
+      for (int g = 0; g < G; ++g) w[g] = words(slot - 1 - 2 * g);
+      slot = back(slot, P);
+      [&]<int... g>(std::integer_sequence<int, g...>) {
+        (group<(P - 2 * g) % P, Record>(w[g]), ...);
+      }
+      (std::make_integer_sequence<int, G>{});
     }
-    (std::make_integer_sequence<int, G>{});
   }
 
   // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
