@@ -239,17 +239,20 @@ struct group_tracer {
     }
     return (word >> shift) & 3u;
   }
-  // History layout, a pair ending in phase q (even): the present state's field at bits 30-31
-  // (the rest junk), its word chosen by the history bits b0 and b1 (history_layout::word_shift).
+  // History layout, a pair ending in phase q (even): of its words w, the one that holds the
+  // present state's field (history bits word_shift(q) and the next: history_layout::word).
   template <int q>
-  __device__ __forceinline__ unsigned rotated(uint4 w, bool b0, bool b1) const {
-    return rotated<q>(b1 ? (b0 ? w.w : w.z) : (b0 ? w.y : w.x));
+  __device__ __forceinline__ unsigned chosen(uint4 w) const {
+    constexpr int at = history_layout::word_shift(q);
+    const bool b0 = (bits.hist >> at) & 1u, b1 = (bits.hist >> (at + 1)) & 1u;
+    return b1 ? (b0 ? w.w : w.z) : (b0 ? w.y : w.x);
   }
-  // The same, given the word.
+  // That word rotated so that the field is at bits 30-31 (the rest junk): left by 2 idx, a
+  // shift or two of the history (mod 32: the rotation ignores the bits above).
   template <int q>
   __device__ __forceinline__ unsigned rotated(unsigned word) const {
     const unsigned h = bits.hist;
-    unsigned amt;  // 2 idx (mod 32: the rotation ignores the bits above)
+    unsigned amt;
     if constexpr (q == 0)
       amt = (h >> 1) & 0x1eu;
     else if constexpr (q == 4)
@@ -268,28 +271,22 @@ struct group_tracer {
     return (a & mask) | (b & ~mask);
 #endif
   }
+  // History layout: back through a pair ending in phase q, given its chosen word. The field goes
+  // in at the bottom of the history, and the state steps back two stages with it.
   template <int q>
-  __device__ __forceinline__ bool word_bit(int b) const {
-    return (bits.hist >> (history_layout::word_shift(q) + b)) & 1u;
+  __device__ __forceinline__ void pair_back(unsigned word) {
+    bits.hist = __funnelshift_l(rotated<q>(word), bits.hist, 2);
   }
-  // Back through a whole group that ends in phase q; b0, b1: its word bits (history).
+  // Back through a whole group that ends in phase q.
   template <int q, bool Record = true>
-  __device__ __forceinline__ void group(uint4 w, bool b0, bool b1) {
+  __device__ __forceinline__ void group(uint4 w) {
     if constexpr (history) {
-      // The field in at the bottom of the history: the state steps back two stages with it.
-      bits.hist = __funnelshift_l(rotated<q>(w, b0, b1), bits.hist, 2);
+      pair_back<q>(chosen<q>(w));
     } else {
       const unsigned f = field<q>(w);
       if constexpr (Record) bits.hist = (bits.hist << 2) | f;
       n = (n >> 2) | ((~f & 1u) << (K - 2)) | (((~f >> 1) & 1u) << (K - 3));
     }
-  }
-  template <int q, bool Record = true>
-  __device__ __forceinline__ void group(uint4 w) {
-    if constexpr (history)
-      group<q, Record>(w, word_bit<q>(0), word_bit<q>(1));
-    else
-      group<q, Record>(w, false, false);
   }
   // Back through one stage of a group: its upper stage (Upper; the group ends in phase q) or,
   // where the tile ended inside the group, its first (the group's fields at phase q, bit 0).
@@ -297,7 +294,7 @@ struct group_tracer {
   __device__ __forceinline__ void single(uint4 w) {
     unsigned d;
     if constexpr (history && q % 2 == 0) {
-      const unsigned t = rotated<q>(w, word_bit<q>(0), word_bit<q>(1));
+      const unsigned t = rotated<q>(chosen<q>(w));
       d = Upper ? t >> 31 : (t >> 30) & 1u;
     } else {
       d = Upper ? field<q>(w) >> 1 : field<q>(w) & 1u;
@@ -329,7 +326,7 @@ struct group_tracer {
       for (int g = 0; g < G; ++g) w[g] = word[-4 * g];
       slot = back(slot, P);
       [&]<int... g>(std::integer_sequence<int, g...>) {
-        ((bits.hist = __funnelshift_l(rotated<(P - 2 * g) % P>(w[g]), bits.hist, 2)), ...);
+        (pair_back<(P - 2 * g) % P>(w[g]), ...);
       }
       (std::make_integer_sequence<int, G>{});
     } else {
