@@ -49,8 +49,9 @@ __host__ __device__ constexpr int half_block(int R) {
 // idx's bit 3 the half's bit (~n_q: the high half 16 bits above the low, as the pack puts them).
 // Each is a shift or two of the history: for q = 2 idx = m mod 16; for q = 0 idx = m / 4, and the
 // word bits of q = 0 (m0, m1) are those of q = 4 (m2, m3) and q = 2 (m4, m5) two and four stages
-// on, so a cycle's three pairs select their words by the same two tests. The pack chooses, per
-// phase, which register goes where (history_layout::reg); both halves of a register share a word.
+// on: a pair's four words lie in a row, so one offset picks a word of each of a cycle's pairs. The
+// pack chooses, per phase, which register goes where (history_layout::reg); both halves of a
+// register share a word.
 struct history_layout {
   static constexpr int R = 32;  // K = 7: 64 states, six layout phases
   __host__ __device__ static constexpr unsigned m_of(int n) {
