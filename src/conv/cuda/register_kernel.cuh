@@ -492,9 +492,8 @@ struct tile_run {
       return 8 * j + i;
   }
   // Slot I of word J at layout phase Q: its register's field, the word's first, or added by one
-  // multiply-add on the FMA
-  // pipe (in C++ ptxas shifts the unmasked register and merges it with a masked LOP3: two
-  // instructions, though the field is at hand for the clear).
+  // multiply-add on the FMA pipe (in C++ ptxas shifts the unmasked register and merges it with a
+  // masked LOP3: two instructions, though the field is at hand for the clear).
   template <int Q, int J, int I>
   __device__ __forceinline__ static void add_field(unsigned (&words)[field_words],
                                                    const unsigned (&f)[R]) {

@@ -192,8 +192,9 @@ __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots,
 // predecessor), at bit 2 (r mod 8) + 16 h of word r / 8, r and h the state's register and half at
 // the layout phase after the group; at K = 7, for groups ending in an even phase, where the
 // history layout puts it (register_layout.cuh): there the walk keeps no state but its history,
-// and a step is a word select, a rotation by a shift or two of the history, and one funnel shift
-// (measured: 39 instructions per walked cycle against 54, the long batch +2.5%). A step back
+// and a step is a load of the one word the history picks, a rotation by a shift or two of the
+// history, and one funnel shift (28 SASS instructions per walked cycle against 54 before; the
+// long batch +4%, bench/RESULTS.md). A step back
 // through a group reads the state's field and learns both predecessors at once: the oldest two
 // input bits, the stored bits inverted. A tile that ends inside a group stored its first stage's
 // decisions alone (bit 0; register order). Decided bits go out as the tracer's do (bit_writer).
