@@ -48,7 +48,6 @@
 
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "conv/cuda/register_lanes.cuh"
 #include "conv/cuda/register_layout.cuh"
@@ -479,46 +478,12 @@ struct tile_run {
     for (int r = 0; r < R; ++r) pm[r] = next[r];
   }
 
-  // Tagged at K = 7: a pair ending in an even phase stores its fields where the walk finds them
-  // from its history alone (history_layout, register_layout.cuh).
-  static constexpr bool history = tagged && uses_history_layout<Spec>;
-  // The register whose field goes to slot i of word j at layout phase Q: register 8 j + i, or
-  // the history layout's.
-  template <int Q>
-  static constexpr int field_register(int j, int i) {
-    if constexpr (history && Q % 2 == 0)
-      return history_layout::reg(Q, j, i);
-    else
-      return 8 * j + i;
-  }
-  // Slot I of word J at layout phase Q: its register's field, the word's first, or added by one
-  // multiply-add on the FMA pipe (in C++ ptxas shifts the unmasked register and merges it with a
-  // masked LOP3: two instructions, though the field is at hand for the clear).
-  template <int Q, int J, int I>
-  __device__ __forceinline__ static void add_field(unsigned (&words)[field_words],
-                                                   const unsigned (&f)[R]) {
-    if constexpr (I == 0) {
-      constexpr int r = field_register<Q>(J, 0);
-      words[J] = f[r];
-    } else if constexpr (8 * J + I < R) {
-      constexpr int r = field_register<Q>(J, I);
-#ifdef __CUDA_ARCH__
-      asm("mad.lo.u32 %0, %1, %2, %0;" : "+r"(words[J]) : "r"(f[r]), "r"(1u << (2 * I)));
-#else
-      words[J] += f[r] * (1u << (2 * I));                   // the host emulation's mad
-#endif
-    }
-  }
   // Tagged: a group's fields (bits 0-1 and 16-17 of each register) at layout phase Q, packed
-  // (field_words words, slot i of word j at bit 2i) and stored at ring slots `at` and at + 1.
+  // (pack_fields, register_pack.cuh) and stored at ring slots `at` and at + 1.
   template <int Q>
   __device__ __forceinline__ void store_fields(const unsigned (&f)[R], int at) {
     unsigned words[field_words];
-    // Word by word, slots 0 .. 7.
-    [&]<int... ji>(std::integer_sequence<int, ji...>) {
-      (add_field<Q, ji / 8, ji % 8>(words, f), ...);
-    }
-    (std::make_integer_sequence<int, 8 * field_words>{});
+    pack_fields<Spec, Q>(f, words);
     if constexpr (W == 2) {
       reinterpret_cast<uint2*>(row)[at] = make_uint2(words[0], words[1]);
       reinterpret_cast<uint2*>(row)[at + 1] = make_uint2(words[2], words[3]);

@@ -97,10 +97,12 @@ struct history_layout {
   }
 };
 static_assert(history_layout::valid(), "the history layout places every field once");
-// The codes whose tagged kernel and walk use it: one lane, 64 states.
+// The codes that use it: those the kernel runs tagged (one lane, two values a stage) with 64
+// states.
 template <class Spec>
 constexpr bool uses_history_layout =
-    Spec::lanes == 1 && (Spec::R == history_layout::R) && Spec::phases == 6 && Spec::words == 2;
+    Spec::lanes == 1 && Spec::beta == 2 &&
+    (Spec::R == history_layout::R) && Spec::phases == 6 && Spec::words == 2;
 
 // A feedforward code fixed at compile time: K, beta and the octal polynomials (MSB taps the
 // current input, as conv_code). label() is conv_code::label (code.cpp), recomputed here so that

@@ -4,8 +4,10 @@
 // traceback (register_traceback.cuh) reads back. Byte permutes in sign mode gather four decisions
 // of two registers, masked merges put them in place. (The instances with decision sums: rate 1/3
 // and K = 9. The tagged ones, rate 1/2 on one lane, store fields instead (register_kernel.cuh,
-// kTagScale) and pack here only the best-state mask.)
+// kTagScale), packed here by pack_fields.)
 #pragma once
+
+#include <utility>
 
 #include "conv/cuda/register_layout.cuh"
 
@@ -97,6 +99,44 @@ __device__ __forceinline__ void pack(const unsigned (&z)[R], unsigned* words) {
     }
     words[0] = acc + (acc >> 16);
   }
+}
+
+// Tagged (register_kernel.cuh, kTagScale): the register whose field goes to slot i of word j at
+// layout phase Q: register 8 j + i, or at K = 7 in even phases the history layout's
+// (register_layout.cuh), which the walk reads with no state but its history.
+template <class Spec, int Q>
+constexpr int field_register(int j, int i) {
+  if constexpr (uses_history_layout<Spec> && Q % 2 == 0)
+    return history_layout::reg(Q, j, i);
+  else
+    return 8 * j + i;
+}
+// Slot I of word J: its register's field, the word's first, or added by one multiply-add on the
+// FMA pipe (in C++ ptxas shifts the unmasked register and merges it with a masked LOP3: two
+// instructions, though the field is at hand for the clear).
+template <class Spec, int Q, int J, int I, int R, int Words>
+__device__ __forceinline__ void add_field(const unsigned (&f)[R], unsigned (&words)[Words]) {
+  if constexpr (I == 0) {
+    constexpr int r = field_register<Spec, Q>(J, 0);
+    words[J] = f[r];
+  } else if constexpr (8 * J + I < R) {
+    constexpr int r = field_register<Spec, Q>(J, I);
+#ifdef __CUDA_ARCH__
+    asm("mad.lo.u32 %0, %1, %2, %0;" : "+r"(words[J]) : "r"(f[r]), "r"(1u << (2 * I)));
+#else
+    words[J] += f[r] * (1u << (2 * I));  // the host emulation's mad
+#endif
+  }
+}
+// A pair's fields (bits 0-1 and 16-17 of each of the R registers) at layout phase Q, packed word
+// by word: slot i of word j at bit 2i (the high halves 16 above).
+template <class Spec, int Q, int R, int Words>
+__device__ __forceinline__ void pack_fields(const unsigned (&f)[R], unsigned (&words)[Words]) {
+  static_assert(Words == (R + 7) / 8, "a word holds eight registers' fields");
+  [&]<int... ji>(std::integer_sequence<int, ji...>) {
+    (add_field<Spec, Q, ji / 8, ji % 8>(f, words), ...);
+  }
+  (std::make_integer_sequence<int, 8 * Words>{});
 }
 
 }  // namespace gpufec::conv::detail::regs

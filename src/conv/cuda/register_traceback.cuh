@@ -194,17 +194,18 @@ __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots,
 // history layout puts it (register_layout.cuh): there the walk keeps no state but its history,
 // and a step is a load of the one word the history picks, a rotation by a shift or two of the
 // history, and one funnel shift (28 SASS instructions per walked cycle against 54 before; the
-// long batch +4%, bench/RESULTS.md). A step back
-// through a group reads the state's field and learns both predecessors at once: the oldest two
-// input bits, the stored bits inverted. A tile that ends inside a group stored its first stage's
-// decisions alone (bit 0; register order). Decided bits go out as the tracer's do (bit_writer).
+// long batch +4%, bench/RESULTS.md). A step back through a group reads the state's field and
+// learns both predecessors at once: the oldest two input bits, the stored bits inverted. A tile
+// that ends inside a group stored its first stage's decisions alone (bit 0; register order).
+// Decided bits go out as the tracer's do (bit_writer).
 template <class Spec>
 struct group_tracer {
   static constexpr int P = Spec::phases, W = Spec::words, K = Spec::K, R = Spec::R;
   static_assert(P % 2 == 0 && R <= 32, "whole groups in a cycle, at most 64 states");
   static constexpr int G = P / 2;  // groups per cycle
   // K = 7: the fields of pairs ending in even phases are where the history alone finds them
-  // (history_layout); the state is then the history's low six bits, and `n` is unused.
+  // (history_layout); the state is then the history's low six bits, `n` is unused, and every
+  // step records (Record has nothing to save: the history is the state).
   static constexpr bool history = uses_history_layout<Spec>;
 
   const unsigned* row;  // this thread's ring: row[slot * W + w]
@@ -274,15 +275,15 @@ struct group_tracer {
   }
   // History layout: back through a pair ending in phase q, given its chosen word. The field goes
   // in at the bottom of the history, and the state steps back two stages with it.
-  template <int q>
-  __device__ __forceinline__ void pair_back(unsigned word) {
+  template <int q, bool Record = true>
+  __device__ __forceinline__ void group(unsigned word) {
     bits.hist = __funnelshift_l(rotated<q>(word), bits.hist, 2);
   }
   // Back through a whole group that ends in phase q.
   template <int q, bool Record = true>
   __device__ __forceinline__ void group(uint4 w) {
     if constexpr (history) {
-      pair_back<q>(chosen<q>(w));
+      group<q>(chosen<q>(w));
     } else {
       const unsigned f = field<q>(w);
       if constexpr (Record) bits.hist = (bits.hist << 2) | f;
@@ -315,31 +316,27 @@ struct group_tracer {
   __device__ __forceinline__ int back(int slot, int by) const {
     return slot >= by ? slot - by : slot - by + ring_slots;
   }
+  // What a whole cycle's walk reads of the group at ring slot `at`: its words, or (history) the
+  // one that `pick` = 2 b1 + b0 names. The three groups' word bits are the same two history bits,
+  // two stages apart in each, and a group's four words lie in a row: one load each, no select.
+  __device__ __forceinline__ auto cycle_words(int at, unsigned pick) const {
+    if constexpr (history)
+      return row[at * W + pick];
+    else
+      return words(at);
+  }
   // One whole cycle back; `slot` is that of the cycle's last stage, then of the stage below.
   template <bool Record>
   __device__ __forceinline__ void back_cycle(int& slot) {
-    if constexpr (history) {
-      // The three pairs' words are picked by the same two history bits (two stages apart in
-      // each), word 2 b1 + b0 of a pair's four, which lie in a row: one load each, no select.
-      const unsigned* word = row + 2 * (slot - 1) + (bits.hist & 3u);
-      unsigned w[G];
+    const unsigned pick = bits.hist & 3u;
+    decltype(cycle_words(0, 0u)) w[G];
 #pragma unroll
-      for (int g = 0; g < G; ++g) w[g] = word[-4 * g];
-      slot = back(slot, P);
-      [&]<int... g>(std::integer_sequence<int, g...>) {
-        (pair_back<(P - 2 * g) % P>(w[g]), ...);
-      }
-      (std::make_integer_sequence<int, G>{});
-    } else {
-      uint4 w[G];
-#pragma unroll
-      for (int g = 0; g < G; ++g) w[g] = words(slot - 1 - 2 * g);
-      slot = back(slot, P);
-      [&]<int... g>(std::integer_sequence<int, g...>) {
-        (group<(P - 2 * g) % P, Record>(w[g]), ...);
-      }
-      (std::make_integer_sequence<int, G>{});
+    for (int g = 0; g < G; ++g) w[g] = cycle_words(slot - 1 - 2 * g, pick);
+    slot = back(slot, P);
+    [&]<int... g>(std::integer_sequence<int, g...>) {
+      (group<(P - 2 * g) % P, Record>(w[g]), ...);
     }
+    (std::make_integer_sequence<int, G>{});
   }
 
   // Walks from state `state` after tile position start - 1 (ring slot `slot`) down to position
