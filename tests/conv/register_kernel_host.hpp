@@ -105,6 +105,10 @@ inline unsigned __viaddmax_s16x2(unsigned a, unsigned b, unsigned c) {
     return static_cast<std::int16_t>(x) > static_cast<std::int16_t>(y) ? x : y;
   });
 }
+// max(a + b, c) per half, the sum wrapping in 16 bits, compared as uint16.
+inline unsigned __viaddmax_u16x2(unsigned a, unsigned b, unsigned c) {
+  return __vmaxu2(host_halves(a, b, [](unsigned x, unsigned y) { return x + y; }), c);
+}
 inline unsigned __shfl_xor_sync(unsigned, unsigned, int, int) {
   std::abort();
 }

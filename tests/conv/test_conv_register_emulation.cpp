@@ -113,6 +113,52 @@ void expect_tiled_decoder_bits(const conv_code& code) {
         }
 }
 
+// int8 LLRs over the whole range, -128 included: half the frames random, four in ten values -128
+// (as the device test RegisterKernelTakesTheWholeInt8Range), the other half the codeword of an
+// all-ones message at full strength (127 for a 0, -128 for a 1), where the best path gains the
+// most a stage allows and state 0 (by which the tagged kernel renormalizes) lies far below it:
+// K = 7's tagged metrics reach 30 720 (the bound in register_kernel.cuh is 36 882).
+template <class Spec>
+void expect_tiled_decoder_bits_on_the_whole_range(const conv_code& code) {
+  const std::size_t N = 600, frames = 8, P = Spec::phases;
+  for (const auto& pattern : patterns_for(code))
+    for (termination term : all_terminations)
+      for (const tile_shape& tile :
+           {default_tile_shape(code, pattern), tile_shape{10 * P, 4 * P, 5 * P, 3 * P}}) {
+        if (!can_encode(code, pattern, N, term)) continue;
+        SCOPED_TRACE(code.to_string() + ", pattern " + pattern.to_string() + ", " +
+                     std::string(name_of(term)) + ", " + tile.to_string());
+        const encoder enc(code, pattern, N, term);
+        const std::size_t n = enc.shape().coded_bits;
+        std::vector<std::uint8_t> coded(n);
+        enc.encode(std::vector<std::uint8_t>(enc.shape().info_bits, 1), coded);
+        std::vector<std::int8_t> llr(frames * n);
+        std::uint64_t x = 99 + llr.size();
+        for (std::size_t i = 0; i < llr.size(); ++i) {
+          x = x * 6364136223846793005ull + 1442695040888963407ull;
+          const auto r = static_cast<unsigned>(x >> 33);
+          llr[i] = static_cast<std::int8_t>(i / n % 2     ? (coded[i % n] ? -128 : 127)
+                                            : r % 10 < 4  ? -128
+                                            : r % 10 == 4 ? 127
+                                            : r % 10 == 5 ? -127
+                                                          : static_cast<int>((r >> 8) % 256) - 128);
+        }
+        ASSERT_EQ(emulate<Spec>(code, pattern, N, term, tile, llr, frames),
+                  tiled_bits(code, pattern, N, term, tile, llr, frames));
+      }
+}
+
+TEST(ConvRegisterEmulation, TheWholeInt8RangeEqualsTheTiledDecoder) {
+  expect_tiled_decoder_bits_on_the_whole_range<regs::code_spec<7, 2, 0171, 0133>>(
+      conv_code(7, {0171, 0133}));
+  expect_tiled_decoder_bits_on_the_whole_range<regs::code_spec<7, 3, 0133, 0171, 0165>>(
+      conv_code(7, {0133, 0171, 0165}));
+  expect_tiled_decoder_bits_on_the_whole_range<regs::code_spec<5, 2, 023, 035>>(
+      conv_code(5, {023, 035}));
+  expect_tiled_decoder_bits_on_the_whole_range<regs::code_spec<3, 2, 07, 05>>(
+      conv_code(3, {07, 05}));
+}
+
 TEST(ConvRegisterEmulation, K7EqualsTheTiledDecoder) {
   expect_tiled_decoder_bits<regs::code_spec<7, 2, 0171, 0133>>(conv_code(7, {0171, 0133}));
 }

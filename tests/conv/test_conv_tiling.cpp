@@ -258,6 +258,10 @@ TEST(ConvTiling, TileLengthFitsTheBatchToWholeWaves) {
   EXPECT_EQ(detail::fitted_tile_length(1056, N, 1, wave, 12), 1056u);
   EXPECT_EQ(detail::fitted_tile_length(1056, 200, 100000, wave, 12), 1056u);
   EXPECT_EQ(detail::fitted_tile_length(1056, N, 0, wave, 12), 1056u);
+  // The register kernel's unit at K = 7, 48 stages (tiles on 16 stages, register_shape.cu): 1344
+  // for 64 frames (one wave, 49 984 tiles), 1104 for 512 (9.6 waves: 1056 would need 11).
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 64, wave, 48), 1344u);
+  EXPECT_EQ(detail::fitted_tile_length(1056, N, 512, wave, 48), 1104u);
   // More frames than a wave has tiles: a tile per frame at most... here two per frame still fit.
   EXPECT_EQ(detail::fitted_tile_length(1056, 2000, 60000, wave, 12), 1056u);
   // Any batch: a multiple of the unit, the batch in the waves, and the shortest such length.

@@ -16,9 +16,10 @@
 // f0 = 0), v1 and v2 are multiples of P, so that every subframe boundary inside a tile falls at a
 // cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
 // after the forward pass. The ring holds whole cycles. The walks read stages from a tile's
-// begin + K - 1 on, so on unpunctured codes the cycles of the v1 warm-up below that run without
-// decisions (on punctured ones a second cycle loop cost ptxas 36 registers, 185, and with them a
-// quarter of the resident warps).
+// begin + K - 1 on, yet the cycles of the v1 warm-up below that store their decisions too: one
+// copy of the cycle loop, where a second one without decisions for the warm-up (about 17 KB of
+// code at K = 7) cost more in instruction fetch than it saved (K = 7 rate 1/2 +1%,
+// bench/RESULTS.md 2026-11-28).
 //
 // Index map: thread t of block b takes tiles g = (b T + t) / lanes, g + gridDim.x T / lanes, ...
 // (T threads per block; lanes = 1, or 4 for K = 9: threads 4g .. 4g + 3 share tile g, as lane
@@ -47,7 +48,6 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "conv/cuda/register_lanes.cuh"
 #include "conv/cuda/register_layout.cuh"
@@ -84,17 +84,22 @@ constexpr unsigned kDecisionBias = 0x80008000u, kStrictHighBias = 0x7fff8000u;
 // stored as fields and cleared. So the stage needs no decision sums and the pack no byte
 // permutes: a mask, a shift-add and a subtract per register and group.
 // Range: cleared metrics are 4 (the biased metric) exactly, whose spread is at most
-// kTagSpread = 4 (K-1) m once K-1 stages have passed; each group subtracts
-// max(state 0's metric - kTagSpread, 0), which leaves every metric in [0, 2 kTagSpread], and a
-// group adds at most 2 (4 m + 3). A known start state begins at kTagStart > kTagSpread, and the
-// groups inside a tile's first cycle from it do not renormalize (the spread bound needs K-1
-// stages): kTagStart plus a cycle's sums stays below 2^15.
+// kTagSpread = 4 (K-1) m once K-1 stages have passed, as at every cycle's end. Each cycle's first
+// stage takes max(state 0's metric - kTagSpread, 0) off every candidate, which leaves every
+// metric in [0, 2 kTagSpread], and a cycle adds at most P (4 m + 3): 36 882 at K = 7, above
+// 2^15, so the tagged add-max compares as uint16 (__viaddmax_u16x2; the 32-bit sums' halves stay
+// below 2^16 and never carry). (A renormalization per group, as int16 needs, cost a cycle 56 more
+// ALU instructions: K = 7 rate 1/2 +2.5% without, bench/RESULTS.md 2026-11-28.) A known start
+// state begins at kTagStart, above what P stages add to any other (so no other start wins a
+// survivor), and kTagStart plus a cycle's sums stays below 2^16. best() needs the largest metric
+// within 0x8003 of every other: kTagStart plus a cycle's sums inside a tile's first cycle from
+// the known start (every metric is non-negative), kTagSpread + 3 after.
 constexpr unsigned kTagScale = 4, kFieldMask = 0x00030003u, kTagStart = 16384;
 constexpr bool tag_range_ok(int K, int phases, int beta) {
   const int m = 2 * static_cast<int>(kBranchBias) * beta, step = 4 * m + 3;
-  const int spread = 4 * (K - 1) * m;
-  return static_cast<int>(kTagStart) > spread && 2 * spread + 2 * step < (1 << 15) &&
-         static_cast<int>(kTagStart) + phases * step < (1 << 15);
+  const int spread = 4 * (K - 1) * m, start = static_cast<int>(kTagStart);
+  return start > phases * step && 2 * spread + phases * step < (1 << 16) &&
+         start + phases * step <= 0x8003 && spread + 3 <= 0x8003;
 }
 
 template <class Spec, bool Punctured>
@@ -132,9 +137,9 @@ struct tile_run {
   unsigned minus_unit = 0u - unit;
   lane_group<Spec> group;  // four lanes per tile (lane_spec); one: nothing
   unsigned pm[R];
-  unsigned renorm_gate = ~0u;  // tagged: 0 inside a tile's first cycle from the known start
-  // Tagged: the last group's fields, and what renormalizes its metrics, both taken off as the
-  // next group's first stage reads them (its ACS operands).
+  // Tagged: the last group's fields, taken off as the next group's first stage reads them (its
+  // ACS operands), and at a cycle's end what renormalizes the metrics, taken off by the next
+  // cycle's first stage.
   unsigned fld[tagged ? R : 1];
   unsigned least2 = 0;
   int L[P][beta];   // this cycle's LLRs, per stage
@@ -351,15 +356,21 @@ struct tile_run {
 
   // The decision sums' bias at stage k: bit 15 (31) says "the slot without the top bit wins,
   // ties included", or, where the lane's ties are strict (lane_group), X > Y: 0x7fff per half.
+  // The add-max: uint16 on tagged metrics (their range, above kTagScale), else int16.
+  __device__ __forceinline__ static unsigned add_max(unsigned a, unsigned b, unsigned c) {
+    if constexpr (tagged)
+      return __viaddmax_u16x2(a, b, c);
+    else
+      return __viaddmax_s16x2(a, b, c);
+  }
   template <int k>
   __device__ __forceinline__ unsigned decision_bias() const {
     return group.template strict_ties<k>() ? 0x7fff7fffu : kDecisionBias;
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
-  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles); without
-  // Decide, only the metrics (the decision sums, then unused, compile away).
-  template <int k, bool Decide = true>
+  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles).
+  template <int k>
   __device__ __forceinline__ void step() {
     constexpr int q = (k + 1) % P;
     // Two labels' biased branch metrics in one register (label lo_label in the low half,
@@ -380,15 +391,16 @@ struct tile_run {
     };
     // Tagged: the lower predecessor's tag at this stage of its group.
     constexpr unsigned tag = tagged ? 1u << (k % 2) : 0u;
-    // Tagged, a group's first stage: the renormalization, least2 (least in each half), off every
+    // Tagged, a cycle's first stage: the renormalization, least2 (least in each half), off every
     // candidate. Y's sums are 32-bit adds, exact as long as each half's result is in range; the
-    // add-max's operand is added per half, so its halves are made less by least each (a DPX
-    // add-max with the smallest int16, i.e. a per-half subtraction; the halves stay above it).
-    const unsigned renorm = tagged && k % 2 == 0 ? least2 : 0u;
+    // add-max's operand is added per half, so its halves are made less by least each (a uint16
+    // add-max with 0 whose sum wraps: a per-half subtraction, which the add-max's own sum then
+    // brings back into range, since no metric is below least).
+    constexpr bool renorms = tagged && k == 0;
+    const unsigned renorm = renorms ? least2 : 0u;
     const auto less = [&](unsigned v) {
-      if constexpr (tagged && k % 2 == 0)
-        return __viaddmax_s16x2(v, ((0u - least2) & 0xffffu) | ((0u - least2) & 0xffffu) << 16,
-                                0x80008000u);
+      if constexpr (renorms)
+        return __viaddmax_u16x2(v, ((0u - least2) & 0xffffu) * 0x10001u, 0u);
       else
         return v;
     };
@@ -408,8 +420,8 @@ struct tile_run {
 #pragma unroll
       for (int r = 0; r < R / 2; ++r) {
         const unsigned x0 = state_of(k, r, 0), x1 = state_of(k, r, 1);
-        // Tagged, a group's first stage: the operands less the last group's fields, and the
-        // renormalization taken off the branch metrics (below).
+        // Tagged, a group's first stage: the operands less the last group's fields (and in a
+        // cycle's first stage the renormalization, taken off the branch metrics below).
         const unsigned A = tagged && k % 2 == 0 ? pm[r] - fld[r] : pm[r];
         const unsigned B = tagged && k % 2 == 0 ? pm[r + R / 2] - fld[r + R / 2] : pm[r + R / 2];
         constexpr unsigned up = S / 2;
@@ -423,8 +435,8 @@ struct tile_run {
         const unsigned w0 = Spec::template label_at<k>(x0 + up, 1),
                        w1 = Spec::template label_at<k>(x1 + up, 1);
         const unsigned Ye = B + pair(u0, u1, 0) - renorm, Yo = B + pair(w0, w1, 0) - renorm;
-        next[re] = __viaddmax_s16x2(A, less(pair(a0, a1, tag * 0x10001u)), Ye);
-        next[ro] = __viaddmax_s16x2(A, less(pair(c0, c1, tag * 0x10001u)), Yo);
+        next[re] = add_max(A, less(pair(a0, a1, tag * 0x10001u)), Ye);
+        next[ro] = add_max(A, less(pair(c0, c1, tag * 0x10001u)), Yo);
         if constexpr (tagged) {
           // No decision sums: the add-max decided (bit k % 2 of next[re] and next[ro]).
         } else if constexpr (fma_decision_sums) {
@@ -454,7 +466,7 @@ struct tile_run {
         // Tagged: the lower predecessor is the add-max's operand in the low half, Y in the high.
         const unsigned Y = swapped + pair(Spec::template label_at<k>(xu, 0),
                                           Spec::template label_at<k>(x, 1), tag << 16);
-        next[r] = __viaddmax_s16x2(
+        next[r] = add_max(
             pm[r], pair(Spec::template label_at<k>(x, 0), Spec::template label_at<k>(xu, 1), tag),
             Y);
         if constexpr (!tagged)
@@ -465,8 +477,8 @@ struct tile_run {
       }
     }
     if constexpr (tagged) {
-      if constexpr (k % 2 == 1) end_group<k, Decide>(next);
-    } else if constexpr (Decide) {
+      if constexpr (k % 2 == 1) end_group<k>(next);
+    } else {
       unsigned words[W];
       pack<R, k == P - 1>(z, words);
       if constexpr (W == 2)
@@ -491,25 +503,24 @@ struct tile_run {
       row[at] = words[0];
     }
   }
-  // Tagged: the end of a group (stage k of a cycle, k odd): its fields go to the ring (Decide),
-  // and the next group's first stage takes them and the renormalization (the comment above
-  // kTagScale) off the metrics it reads. State 0 is register 0's low half at every phase.
-  template <int k, bool Decide>
+  // Tagged: the end of a group (stage k of a cycle, k odd): its fields go to the ring, and the
+  // next group's first stage takes them off the metrics it reads; at the cycle's end, also the
+  // renormalization (the comment above kTagScale), which the next cycle's first stage takes off.
+  // State 0 is register 0's low half at every phase.
+  template <int k>
   __device__ __forceinline__ void end_group(unsigned (&next)[R]) {
-    unsigned least =
-        static_cast<unsigned>(max(static_cast<int>(next[0] & 0xfffcu) - kTagSpread, 0));
-    if constexpr (k != P - 1) least &= renorm_gate;
-    least *= 0x10001u;
-    least2 = least;
+    if constexpr (k == P - 1)
+      least2 = static_cast<unsigned>(max(static_cast<int>(next[0] & 0xfffcu) - kTagSpread, 0)) *
+               0x10001u;
 #pragma unroll
     for (int r = 0; r < R; ++r) fld[r] = next[r] & kFieldMask;
-    if constexpr (Decide) store_fields<(k + 1) % P>(fld, slot + k - 1);
+    store_fields<(k + 1) % P>(fld, slot + k - 1);
   }
 
-  template <bool Decide, int k = 0>
+  template <int k = 0>
   __device__ __forceinline__ void cycle() {
-    step<k, Decide>();
-    if constexpr (k + 1 < P) cycle<Decide, k + 1>();
+    step<k>();
+    if constexpr (k + 1 < P) cycle<k + 1>();
   }
 
   // The last `rest` < P stages (LLRs in L), then the end state: 0 when known, else the best.
@@ -563,7 +574,6 @@ struct tile_run {
     for (int r = 0; r < R; ++r) pm[r] = 0;
     // State 0: phase 0, register 0, low half (four lanes: of lane 0, slot 0 ^ mask 0).
     if (known_start && group.lane == 0) pm[0] = tagged ? kTagStart : kStart;
-    renorm_gate = known_start ? 0u : ~0u;
     if constexpr (tagged) {
 #pragma unroll
       for (int r = 0; r < R; ++r) fld[r] = 0;
@@ -576,16 +586,11 @@ struct tile_run {
     boundary = subframes > 0 ? start_of(0) : stages;
     slot = 0;
     const int cycles = stages / P, rest = stages - cycles * P;
-    // The walks read stages from begin + K - 1 on (trace()), so the cycles below (the warm-up
-    // through v1) need no decisions: only their metrics (unpunctured codes, below; bit 0 of the
-    // test switches decides them too).
-    const int warm = (p.checks & 1) ? 0 : min((begin + Spec::code_K - 1) / P, cycles);
-    // After a cycle: renormalization, the ring, and the subframe ending here.
+    // After a cycle: renormalization (tagged: inside the next cycle's first stage), the ring, and
+    // the subframe ending here.
     const auto after_cycle = [&](int c) {
-      if constexpr (tagged)
-        renorm_gate = ~0u;  // K-1 stages have passed
-      else if (c % renorm_cycles == renorm_cycles - 1)
-        renormalize();
+      if constexpr (!tagged)
+        if (c % renorm_cycles == renorm_cycles - 1) renormalize();
       slot += P;
       if (slot == static_cast<int>(p.ring)) slot = 0;
       if ((c + 1) * P == boundary && boundary < stages) {
@@ -606,29 +611,24 @@ struct tile_run {
       unsigned now[RW], next[RW];
       int now_shift = 0, next_shift = 0;
       fetch(now, now_shift, stages);
-      const auto cycles_over = [&](auto decide, int from, int to) {
-        for (int c = from; c < to; ++c) {
-          fetch(next, next_shift, stages - (c + 1) * P);
-          unpack(now, now_shift);
-          group.flip_signs(L);
-          cycle<decltype(decide)::value>();
-          group.exchange(pm);
-          after_cycle(c);
+      for (int c = 0; c < cycles; ++c) {
+        fetch(next, next_shift, stages - (c + 1) * P);
+        unpack(now, now_shift);
+        group.flip_signs(L);
+        cycle();
+        group.exchange(pm);
+        after_cycle(c);
 #pragma unroll
-          for (int w = 0; w < RW; ++w) now[w] = next[w];
-          now_shift = next_shift;
-        }
-      };
-      cycles_over(std::false_type{}, 0, warm);
-      cycles_over(std::true_type{}, warm, cycles);
+        for (int w = 0; w < RW; ++w) now[w] = next[w];
+        now_shift = next_shift;
+      }
       unpack(now, now_shift);
     } else {
-      // Punctured codes decide through the warm-up too (header comment).
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);
         group.flip_signs(L);
-        cycle<true>();
+        cycle();
         group.exchange(pm);
         after_cycle(c);
 #pragma unroll

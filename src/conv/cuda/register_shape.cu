@@ -64,6 +64,14 @@ tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctur
   // leave as aligned words (register_traceback.cuh): one off a boundary writes its edges by bytes
   // (K = 7 rate 1/2, 64 frames: f = 1326 90.5 Gb/s, f = 1332 103, H200).
   const std::size_t unit = std::lcm(static_cast<std::size_t>(entry.cycle), std::size_t{4});
+  // Rate 1/2 unpunctured: tiles on 16 stages, whose int8 LLRs start on 32-byte sectors. At K = 7
+  // they ran 3-4% faster than their neighbours in length (H200, bench/RESULTS.md 2026-11-28, 512
+  // frames: f = 1104 154.4 Gb/s against 1068 148.8, 1344 154.9 against 1332 149.4, 1776 154.6
+  // against 1788 141.1, f = 1800 (8 stages) between; 64 frames 1344 139.4 against 1332 135.8);
+  // the cause is not located. Elsewhere it did not carry over (r = 3/4, whose 1992 stages already
+  // start on sectors, 83.0 against 79.6 at 2016; r = 1/3 95.2 against 93.7), so the unit stays.
+  const std::size_t tile_unit =
+      !punctured && entry.beta == 2 ? std::lcm(unit, std::size_t{16}) : unit;
   tile_shape best = nominal;
   cuda::launch_shape best_shape;
   int best_warps = 0;
@@ -86,7 +94,7 @@ tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctur
   // and 79.3 Gb/s against 54.7 and 75.7 at f0 = 36, H200).
   const std::size_t wave = register_wave_tiles(entry, best_shape, limits);
   if (frames > 0 && batch_tiles(nominal.f, shape.stages, frames) < wave) return nominal;
-  best.f = fitted_tile_length(nominal.f, shape.stages, frames, wave, unit);
+  best.f = fitted_tile_length(nominal.f, shape.stages, frames, wave, tile_unit);
   return best;
 }
 
