@@ -16,10 +16,12 @@
 // f0 = 0), v1 and v2 are multiples of P, so that every subframe boundary inside a tile falls at a
 // cycle's end (layout phase 0); boundaries at the tile's end, which may fall mid-cycle, are traced
 // after the forward pass. The ring holds whole cycles. The walks read stages from a tile's
-// begin + K - 1 on, yet the cycles of the v1 warm-up below that store their decisions too: one
-// copy of the cycle loop, where a second one without decisions for the warm-up (about 17 KB of
-// code at K = 7) cost more in instruction fetch than it saved (K = 7 rate 1/2 +1%,
-// bench/RESULTS.md 2026-11-28).
+// begin + K - 1 on, so on unpunctured codes with decision sums (rate 1/3, K = 9) the cycles of
+// the v1 warm-up below that run without decisions (on punctured ones a second cycle loop cost
+// ptxas 36 registers, 185, and with them a quarter of the resident warps). The tagged kernels
+// decide them: their second loop (about 17 KB of code at K = 7) cost more in instruction fetch
+// than it saved (K = 7 rate 1/2 +1% without; rate 1/3 -7.6% without, bench/RESULTS.md
+// 2026-11-28).
 //
 // Index map: thread t of block b takes tiles g = (b T + t) / lanes, g + gridDim.x T / lanes, ...
 // (T threads per block; lanes = 1, or 4 for K = 9: threads 4g .. 4g + 3 share tile g, as lane
@@ -48,6 +50,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "conv/cuda/register_lanes.cuh"
 #include "conv/cuda/register_layout.cuh"
@@ -369,9 +372,11 @@ struct tile_run {
   }
 
   // One trellis stage, the k-th of a cycle: layout phase k to (k + 1) mod P. Its survivors go to
-  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles).
-  template <int k>
+  // ring slot slot + k (a cycle never straddles the ring's end: the ring is whole cycles); without
+  // Decide, only the metrics (the decision sums, then unused, compile away).
+  template <int k, bool Decide = true>
   __device__ __forceinline__ void step() {
+    static_assert(Decide || !tagged, "the tagged kernels decide every cycle (header comment)");
     constexpr int q = (k + 1) % P;
     // Two labels' biased branch metrics in one register (label lo_label in the low half,
     // hi_label in the high), each 128 beta + sum of +-L in [0, 256 beta], plus `bias`: one linear
@@ -478,7 +483,7 @@ struct tile_run {
     }
     if constexpr (tagged) {
       if constexpr (k % 2 == 1) end_group<k>(next);
-    } else {
+    } else if constexpr (Decide) {
       unsigned words[W];
       pack<R, k == P - 1>(z, words);
       if constexpr (W == 2)
@@ -517,10 +522,10 @@ struct tile_run {
     store_fields<(k + 1) % P>(fld, slot + k - 1);
   }
 
-  template <int k = 0>
+  template <bool Decide = true, int k = 0>
   __device__ __forceinline__ void cycle() {
-    step<k>();
-    if constexpr (k + 1 < P) cycle<k + 1>();
+    step<k, Decide>();
+    if constexpr (k + 1 < P) cycle<Decide, k + 1>();
   }
 
   // The last `rest` < P stages (LLRs in L), then the end state: 0 when known, else the best.
@@ -586,6 +591,10 @@ struct tile_run {
     boundary = subframes > 0 ? start_of(0) : stages;
     slot = 0;
     const int cycles = stages / P, rest = stages - cycles * P;
+    // The walks read stages from begin + K - 1 on (trace()), so the cycles below (the warm-up
+    // through v1) need no decisions: only their metrics (unpunctured codes with decision sums,
+    // below; bit 0 of the test switches decides them too).
+    const int warm = (p.checks & 1) ? 0 : min((begin + Spec::code_K - 1) / P, cycles);
     // After a cycle: renormalization (tagged: inside the next cycle's first stage), the ring, and
     // the subframe ending here.
     const auto after_cycle = [&](int c) {
@@ -611,19 +620,28 @@ struct tile_run {
       unsigned now[RW], next[RW];
       int now_shift = 0, next_shift = 0;
       fetch(now, now_shift, stages);
-      for (int c = 0; c < cycles; ++c) {
-        fetch(next, next_shift, stages - (c + 1) * P);
-        unpack(now, now_shift);
-        group.flip_signs(L);
-        cycle();
-        group.exchange(pm);
-        after_cycle(c);
+      const auto cycles_over = [&](auto decide, int from, int to) {
+        for (int c = from; c < to; ++c) {
+          fetch(next, next_shift, stages - (c + 1) * P);
+          unpack(now, now_shift);
+          group.flip_signs(L);
+          cycle<decltype(decide)::value>();
+          group.exchange(pm);
+          after_cycle(c);
 #pragma unroll
-        for (int w = 0; w < RW; ++w) now[w] = next[w];
-        now_shift = next_shift;
+          for (int w = 0; w < RW; ++w) now[w] = next[w];
+          now_shift = next_shift;
+        }
+      };
+      if constexpr (tagged) {
+        cycles_over(std::true_type{}, 0, cycles);
+      } else {
+        cycles_over(std::false_type{}, 0, warm);
+        cycles_over(std::true_type{}, warm, cycles);
       }
       unpack(now, now_shift);
     } else {
+      // Punctured codes decide through the warm-up too (header comment).
       load_cycle(L, stages);
       for (int c = 0; c < cycles; ++c) {
         load_cycle(Ln, stages - (c + 1) * P);

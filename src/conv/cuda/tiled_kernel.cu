@@ -253,7 +253,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pair_labels = pair_labels_.get();
     params_.parity = parity_.get();
 
-    // The register kernel's test switch (tiled_params::checks), read once per plan.
+    // The register kernel's test switches (tiled_params::checks), read once per plan.
     if (const char* checks = std::getenv("GPUFEC_CONV_REGISTER_CHECKS"))
       params_.checks = static_cast<unsigned>(std::strtoul(checks, nullptr, 0));
     // The register kernel's ring: whole cycles (K - 1 stages, 6 on four lanes).

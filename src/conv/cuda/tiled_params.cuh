@@ -34,12 +34,13 @@ struct tiled_params {
   // 1, read at run time: the register kernel multiplies by it so that the compiler issues its
   // decision sums as multiply-adds (FMA pipe) instead of adds (the ALU pipe, which bounds it).
   unsigned unit = 1;
-  // The register kernel's test switch for unpunctured codes, 0 in use (read from
-  // GPUFEC_CONV_REGISTER_CHECKS when a plan is made): bit 1 makes its walks keep the history all
-  // the way, which may not change a decided bit (the ConvCuda test
-  // RegisterKernelSavingsChangeNoBit). (Bit 0 made it decide the v1 warm-up's cycles, which it now
-  // always does.) It also fixes the schedule: built without it, the same kernel ran 1-2% slower
-  // (ptxas ordered its cycle loop differently; bench/RESULTS.md).
+  // The register kernel's test switches for unpunctured codes, 0 in use (read from
+  // GPUFEC_CONV_REGISTER_CHECKS when a plan is made): bit 0 makes the kernels with decision sums
+  // (rate 1/3, K = 9) decide the warm-up cycles too (the tagged ones always do), bit 1 makes the
+  // walks keep the history all the way; neither may change a decided bit (the
+  // ConvCuda test RegisterKernelSavingsChangeNoBit). They also fix the schedule: built without
+  // them, the same kernel ran 1-2% slower (ptxas ordered its cycle loop differently;
+  // bench/RESULTS.md).
   unsigned checks = 0;
 };
 

@@ -149,14 +149,15 @@ TEST(ConvCuda, RegisterKernelTilesEndingInsideAPairOfStages) {
 }
 
 // What the register kernel saves on unpunctured codes, switched off (GPUFEC_CONV_REGISTER_CHECKS =
-// 2, read when a plan is made: keep each walk's history through its convergence too): the same
-// bits as with the saving, on tiles with long warm-ups and walks, on the CPU tiled decoder's
-// bits, for every termination. (The saving skips work whose result is never read; this is the
-// check that it is never read.)
+// 3, read when a plan is made: decide the cycles of the v1 warm-up too, where the kernels with
+// decision sums skip them, keep each walk's history through its convergence too): the same bits
+// as with the savings, on tiles with long warm-ups and walks, on the CPU tiled decoder's bits,
+// for every termination. (The savings skip work whose result is never read; this is the check
+// that it is never read.)
 TEST(ConvCuda, RegisterKernelSavingsChangeNoBit) {
   SKIP_WITHOUT_GPU();
   struct checks_on {
-    checks_on() { ::setenv("GPUFEC_CONV_REGISTER_CHECKS", "2", 1); }
+    checks_on() { ::setenv("GPUFEC_CONV_REGISTER_CHECKS", "3", 1); }
     ~checks_on() { ::unsetenv("GPUFEC_CONV_REGISTER_CHECKS"); }
   };
   const std::size_t N = 1200, frames = 30;
