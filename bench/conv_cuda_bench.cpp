@@ -4,8 +4,8 @@
 // pageable memory, from page-locked memory, and the link's floor, the copies alone), and the
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
 // rates 1/2, 2/3 and 3/4, the same code in 802.11's order (133,171) at rates 1/2 and 3/4 (its own
-// register-kernel instances), K = 7 rate 1/3, K = 5 and K = 9, long truncated frames and a batch of
-// short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
+// register-kernel instances), K = 7 rate 1/3, K = 5 and K = 9, long truncated frames, one stream
+// of 2^29 bits and a batch of short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
 // frame; no host column); then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6
 // stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
 // docs/conv.md has the BER side). Built only when CUDA is compiled.
@@ -112,24 +112,25 @@ workload make_host_workload(std::string name, const conv_code& code,
   const double rate = static_cast<double>(N) / static_cast<double>(w.coded);
   const double sigma = channel::sigma_from_ebn0(ebn0, rate);
   w.info.resize(frames * N);
+  std::vector<std::uint8_t> coded(frames * w.coded);
+  // The bits and the codeword a frame per thread (one encoder pass each), then the channel a
+  // sample per iteration, so that one long frame (the stream workload) uses every thread too.
+#pragma omp parallel for
+  for (std::ptrdiff_t fi = 0; fi < static_cast<std::ptrdiff_t>(frames); ++fi) {
+    const auto f = static_cast<std::size_t>(fi);
+    philox_stream source(7, rng_source, f);
+    for (std::size_t i = 0; i < N; ++i)
+      w.info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
+    enc.encode(std::span<const std::uint8_t>(w.info).subspan(f * N, N),
+               std::span<std::uint8_t>(coded).subspan(f * w.coded, w.coded));
+  }
   w.llr.resize(frames * w.coded);
-#pragma omp parallel
-  {
-    std::vector<std::uint8_t> coded(w.coded);
-#pragma omp for
-    for (std::ptrdiff_t fi = 0; fi < static_cast<std::ptrdiff_t>(frames); ++fi) {
-      const auto f = static_cast<std::size_t>(fi);
-      philox_stream source(7, rng_source, f);
-      for (std::size_t i = 0; i < N; ++i)
-        w.info[f * N + i] = static_cast<std::uint8_t>(source.next_bit());
-      enc.encode(std::span<const std::uint8_t>(w.info).subspan(f * N, N), coded);
-      for (std::size_t i = 0; i < w.coded; ++i) {
-        const double L =
-            channel::llr_from_sample(channel::awgn_received(7, f, i, coded[i], sigma), sigma);
-        w.llr[f * w.coded + i] =
-            static_cast<std::int8_t>(std::clamp(std::lround(L * 8.0), -127L, 127L));
-      }
-    }
+#pragma omp parallel for
+  for (std::ptrdiff_t si = 0; si < static_cast<std::ptrdiff_t>(coded.size()); ++si) {
+    const auto s = static_cast<std::size_t>(si);
+    const double L = channel::llr_from_sample(
+        channel::awgn_received(7, s / w.coded, s % w.coded, coded[s], sigma), sigma);
+    w.llr[s] = static_cast<std::int8_t>(std::clamp(std::lround(L * 8.0), -127L, 127L));
   }
   return w;
 }
@@ -324,7 +325,8 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
                                                "K7 r1/2 float",
                                                "K9 r1/3",
                                                "K7 802.11 r1/2",
-                                               "K7 802.11 r3/4"};
+                                               "K7 802.11 r3/4",
+                                               "K7 r1/2 one stream"};
 
 }  // namespace
 
@@ -443,6 +445,11 @@ int main(int argc, char** argv) {
             {std::string(workload_names[11]), conv_code(7, {0133, 0171}),
              puncture_pattern::standard("3/4", 2), termination::truncated, long_bits, long_frames,
              5.0},
+            // One frame of 2^29 bits (2^23 with --quick): a single stream, decoded whole from
+            // device memory (as many tiles as the long batch).
+            {std::string(workload_names[12]), conv_code(7, {0171, 0133}), none2,
+             termination::truncated, quick ? std::size_t{1} << 23 : std::size_t{1} << 29, 1,
+             4.0},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
