@@ -39,10 +39,14 @@ class plan_engine {
   std::vector<reference_decoder> reference;  // one per thread
   std::optional<fast_trellis> trellis;
   std::optional<fast_frame_decoder> fast;
-  std::vector<fast_scratch> scratch;                 // one per thread
-  std::vector<tiled_decoder> tiled;                  // one per thread
-  std::vector<std::vector<std::int8_t>> int8_frame;  // one per thread: a frame made int8 (tiled)
-  std::unique_ptr<tiled_device_engine> device;       // CUDA
+  std::vector<fast_scratch> scratch;  // one per thread
+  std::vector<tiled_decoder> tiled;   // one per thread
+  // One per thread: a frame made int8 (tiled decoders, from float or hard input), sized by the
+  // input that needs it on first use: int8 input never does, and a long frame's copy per thread
+  // made with the plan would be gigabytes.
+  std::vector<std::vector<std::int8_t>> int8_frame;
+  std::size_t coded = 0;                        // LLRs per frame
+  std::unique_ptr<tiled_device_engine> device;  // CUDA
   // CUDA, host batches made int8 (float, hard): page-locked, so that the engine copies them
   // straight over the link, up to kMostLockedBatch bytes; a larger batch in ordinary memory,
   // which the engine stages (locking gigabytes would take them from the rest of the machine).
@@ -138,6 +142,7 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
         options.wrap_stages ? options.wrap_stages : default_traceback_depth(code_, pattern_);
 
   engine_ = std::make_unique<detail::plan_engine>();
+  engine_->coded = summary_.shape.coded_bits;
   const auto threads = static_cast<std::size_t>(summary_.threads);
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
@@ -149,8 +154,7 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile,
                                                max_batch, options.kernel, options.fit_tile});
     summary_.tile = engine_->device->tile();
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
+    engine_->int8_frame.resize(threads);
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
@@ -158,8 +162,8 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
     for (std::size_t t = 0; t < threads; ++t) {
       engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
-      engine_->int8_frame.emplace_back(summary_.shape.coded_bits);
     }
+    engine_->int8_frame.resize(threads);
     summary_.decoder = decoder_kind::tiled;
     const std::size_t most = summary_.tile.stages();
     summary_.scratch_bytes =
@@ -267,7 +271,7 @@ void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
   if (e.device) {
     // The batch made int8 on the host (frames in parallel), then copied, decoded and copied back.
     if (!frames) return;
-    const std::size_t coded = e.int8_frame[0].size();
+    const std::size_t coded = e.coded;
     std::int8_t* batch = e.int8_batch(frames * coded);
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto in = fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]);
@@ -279,7 +283,8 @@ void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
   if (!e.tiled.empty()) {
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto thread = static_cast<std::size_t>(t);
-      e.tiled[thread].decode(fast_input(f, e.int8_frame[thread]), bits.frame(f));
+      e.tiled[thread].decode(fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]),
+                             bits.frame(f));
     });
     return;
   }
@@ -327,6 +332,7 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
       [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
       [&](std::size_t f, std::vector<std::int8_t>& buffer) {
         const auto frame = received.frame(f);
+        buffer.resize(frame.size());
         try {
           const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
           if (fixed_scale > 0) detail::require_finite(frame);
@@ -376,6 +382,7 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
       [&](reference_decoder& d, std::size_t f) { d.decode_hard(received.frame(f), bits.frame(f)); },
       [&](std::size_t f, std::vector<std::int8_t>& buffer) {
         const auto frame = received.frame(f);
+        buffer.resize(frame.size());
         for (std::size_t i = 0; i < frame.size(); ++i) buffer[i] = frame[i] ? -1 : 1;
         return std::span<const std::int8_t>(buffer);
       });

@@ -3,6 +3,7 @@
 #include "conv/stream_tiles.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "gpufec/common/error.hpp"
 
@@ -73,6 +74,17 @@ std::optional<stream_window> stream_tiling::next(std::uint64_t received, bool en
 
 std::size_t tiles_for(const tile_shape& tile, std::size_t window_stages, std::size_t fallback) {
   return window_stages ? std::max<std::size_t>(1, (window_stages + tile.f - 1) / tile.f) : fallback;
+}
+
+std::size_t device_window_tiles(const tile_shape& tile, const puncture_pattern& pattern,
+                                std::size_t resident, std::size_t least_waves) {
+  const double values_per_stage =
+      static_cast<double>(pattern.sent_per_period()) / static_cast<double>(pattern.period());
+  const auto by_bytes =
+      static_cast<std::size_t>(std::ceil(static_cast<double>(std::size_t{32} << 20) /
+                                         (values_per_stage * static_cast<double>(tile.f))));
+  const std::size_t wave = std::max<std::size_t>(resident, 1);
+  return std::max(least_waves * wave, (by_bytes + wave - 1) / wave * wave);
 }
 
 namespace {

@@ -105,6 +105,12 @@ class window_runner {
 // Tiles per window for `window_stages` stages (0: `fallback` tiles).
 std::size_t tiles_for(const tile_shape& tile, std::size_t window_stages, std::size_t fallback);
 
+// A device's windows: whole waves of its `resident` tiles, at least `least_waves` of them, and at
+// least 32 MB of values, so that a window's kernel fills the device and the next window's copies
+// (tens of MB) hide behind it.
+std::size_t device_window_tiles(const tile_shape& tile, const puncture_pattern& pattern,
+                                std::size_t resident, std::size_t least_waves);
+
 // The runner of the CPU tiled decoder (window_stages 0: 64 tiles; tile.f = 0: the default shape).
 std::unique_ptr<window_runner> make_cpu_window_runner(const conv_code& code,
                                                       const puncture_pattern& pattern,

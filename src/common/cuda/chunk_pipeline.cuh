@@ -2,7 +2,8 @@
 // c mod 2 (its own stream and device buffers), so while one lane's kernel runs, the other lane's
 // copies move over the link. Memory is bounded by the chunk size, whatever the batch; a batch of
 // fewer than four chunks is cut into four. A family's engine gives the bytes each frame carries
-// in and out and a launch function; the pipeline does the rest.
+// in and out and a launch function; the pipeline does the rest. Pieces other than whole frames
+// (windows of one long frame) run the same way through run_pieces.
 //
 // Where the copies run from. Page-locked caller memory (cudaHostAlloc, cudaHostRegister) is
 // copied straight from and to, at the link's rate, and the host thread only queues work: a lane's
@@ -16,6 +17,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/pinned_buffer.cuh"
@@ -43,43 +46,74 @@ class chunk_pipeline {
   // pageable batch).
   std::size_t device_bytes() const { return 2 * chunk_ * (in_bytes_ + out_bytes_); }
 
+  // One piece of a run: `in_bytes` bytes from in + in_at go over the link, the launch is told
+  // `frames`, then `out_bytes` bytes of the device's output from out_skip on go to out + out_at.
+  // Pieces may read overlapping input (windows of one long frame share their overlaps).
+  struct piece {
+    std::size_t in_at = 0, in_bytes = 0, out_at = 0, out_bytes = 0, out_skip = 0, frames = 0;
+  };
+
   // Runs `frames` frames from `in` (frames * in_bytes) to `out` (frames * out_bytes), calling
   // launch(d_in, d_out, frames_in_chunk, stream) once per chunk; returns when `out` holds every
   // result. A failure (a launch or copy error) leaves no work queued behind.
   template <class Launch>
   void run(const unsigned char* in, std::size_t frames, unsigned char* out, Launch&& launch) {
-    const bool staged_in = !page_locked(in, frames * in_bytes_);
-    const bool staged_out = !page_locked(out, frames * out_bytes_);
-    for (lane& l : lanes_) {
-      if (staged_in) l.in.reserve(chunk_ * in_bytes_);
-      if (staged_out) l.out.reserve(chunk_ * out_bytes_);
-      l.frames = 0;
-    }
     // A batch of fewer than kLeastChunks full chunks is cut into that many, so that its copies
     // still overlap kernels.
     const std::size_t chunk =
         std::min(chunk_, std::max<std::size_t>((frames + kLeastChunks - 1) / kLeastChunks, 1));
+    std::size_t first = 0;
+    run_pieces(
+        in, frames * in_bytes_, out, frames * out_bytes_,
+        [&]() -> std::optional<piece> {
+          if (first >= frames) return std::nullopt;
+          const std::size_t n = std::min(chunk, frames - first);
+          const piece p{first * in_bytes_, n * in_bytes_, first * out_bytes_, n * out_bytes_, 0, n};
+          first += n;
+          return p;
+        },
+        [&](const unsigned char* d_in, unsigned char* d_out, const piece& p, cudaStream_t queue) {
+          launch(d_in, d_out, p.frames, queue);
+        });
+  }
+
+  // Runs the pieces next() gives until it gives none, from `in` (in_total bytes) to `out`
+  // (out_total bytes): each piece's input at most chunk_frames * in_bytes, its output (out_skip
+  // included) at most chunk_frames * out_bytes. launch(d_in, d_out, piece, stream) queues its
+  // work; returns when `out` holds every result.
+  template <class Next, class Launch>
+  void run_pieces(const unsigned char* in, std::size_t in_total, unsigned char* out,
+                  std::size_t out_total, Next&& next, Launch&& launch) {
+    const bool staged_in = !page_locked(in, in_total);
+    const bool staged_out = !page_locked(out, out_total);
+    for (lane& l : lanes_) {
+      if (staged_in) l.in.reserve(chunk_ * in_bytes_);
+      if (staged_out) l.out.reserve(chunk_ * out_bytes_);
+      l.pending = {};
+    }
     try {
-      std::size_t c = 0;
-      for (std::size_t first = 0; first < frames; first += chunk, ++c) {
+      for (std::size_t c = 0;; ++c) {
+        const std::optional<piece> p = next();
+        if (!p) break;
+        if (p->in_bytes > chunk_ * in_bytes_ || p->out_skip + p->out_bytes > chunk_ * out_bytes_)
+          throw std::logic_error("chunk_pipeline: a piece exceeds the lane's buffers");
         lane& l = lanes_[c % 2];
-        // The lane's staging is free again once its chunk in flight is done (staged copies).
+        // The lane's staging is free again once its piece in flight is done (staged copies).
         if (staged_in || staged_out) finish(l, out);
-        const std::size_t n = std::min(chunk, frames - first);
-        const unsigned char* from = in + first * in_bytes_;
+        const unsigned char* from = in + p->in_at;
         if (staged_in) {
-          host_copy(l.in.get(), from, n * in_bytes_);
+          host_copy(l.in.get(), from, p->in_bytes);
           from = l.in.get();
         }
         GPUFEC_CUDA_CHECK(
-            cudaMemcpyAsync(l.d_in.get(), from, n * in_bytes_, cudaMemcpyHostToDevice, l.queue));
-        launch(static_cast<const unsigned char*>(l.d_in.get()), l.d_out.get(), n,
+            cudaMemcpyAsync(l.d_in.get(), from, p->in_bytes, cudaMemcpyHostToDevice, l.queue));
+        launch(static_cast<const unsigned char*>(l.d_in.get()), l.d_out.get(), *p,
                static_cast<cudaStream_t>(l.queue));
-        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(staged_out ? l.out.get() : out + first * out_bytes_,
-                                          l.d_out.get(), n * out_bytes_, cudaMemcpyDeviceToHost,
-                                          l.queue));
-        l.first = first;
-        l.frames = staged_out ? n : 0;  // a direct chunk has nothing left to move
+        if (p->out_bytes)
+          GPUFEC_CUDA_CHECK(cudaMemcpyAsync(staged_out ? l.out.get() : out + p->out_at,
+                                            l.d_out.get() + p->out_skip, p->out_bytes,
+                                            cudaMemcpyDeviceToHost, l.queue));
+        l.pending = staged_out ? *p : piece{};  // a direct piece has nothing left to move
       }
       for (lane& l : lanes_) finish(l, out);
     } catch (...) {
@@ -93,15 +127,15 @@ class chunk_pipeline {
     stream queue;
     pinned_buffer in, out;
     device_buffer<unsigned char> d_in, d_out;
-    std::size_t first = 0, frames = 0;  // the chunk in flight
+    piece pending;  // the staged piece in flight (out_bytes 0: none)
   };
 
-  // Waits for the lane's chunk in flight and moves its staged results to `out`.
+  // Waits for the lane's piece in flight and moves its staged results to `out`.
   void finish(lane& l, unsigned char* out) {
     l.queue.synchronize();
-    if (!l.frames) return;
-    host_copy(out + l.first * out_bytes_, l.out.get(), l.frames * out_bytes_);
-    l.frames = 0;
+    if (!l.pending.out_bytes) return;
+    host_copy(out + l.pending.out_at, l.out.get(), l.pending.out_bytes);
+    l.pending = {};
   }
 
   // Whether [p, p + bytes) is page-locked host memory, judged by its first and last bytes (a range

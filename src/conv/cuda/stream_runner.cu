@@ -38,13 +38,9 @@ class cuda_window_runner final : public window_runner {
     // By default whole waves of resident tiles per window, at least two, as the host-batch
     // pipeline's chunks, and at least 32 MB of values: so a window's kernel fills the device
     // (no last wave runs part full) and the next window's copies hide behind it.
-    const double values_per_stage =
-        static_cast<double>(setup.pattern.sent_per_period()) / setup.pattern.period();
-    const auto by_bytes = static_cast<std::size_t>(
-        std::ceil(static_cast<double>(std::size_t{32} << 20) / (values_per_stage * tile_.f)));
-    const std::size_t wave = std::max<std::size_t>(engine_->resident_tiles(), 1);
-    window_tiles_ = tiles_for(tile_, setup.window_stages,
-                              std::max(2 * wave, (by_bytes + wave - 1) / wave * wave));
+    window_tiles_ =
+        tiles_for(tile_, setup.window_stages,
+                  device_window_tiles(tile_, setup.pattern, engine_->resident_tiles(), 2));
   }
 
   ~cuda_window_runner() override {

@@ -21,6 +21,7 @@
 #include "conv/cuda/register_table.hpp"
 #include "conv/cuda/tiled_geometry.hpp"
 #include "conv/cuda/tiled_params.cuh"
+#include "conv/stream_tiles.hpp"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/align.hpp"
 
@@ -194,6 +195,12 @@ class cuda_tiled_engine final : public tiled_device_engine {
                                            setup_.max_batch, limits);
     }
     validate(setup_.tile);
+    // The kernels index a frame's stages and LLRs with 32 bits (a batch's frames with 64).
+    require(setup_.shape.coded_bits <= UINT_MAX && setup_.shape.stages <= UINT_MAX,
+            "the CUDA conv decoder takes frames of up to ", UINT_MAX,
+            " LLRs and stages (this one: ", setup_.shape.coded_bits, " LLRs over ",
+            setup_.shape.stages,
+            " stages); decode a longer one as a stream (stream_decoder, decode --term stream)");
     const unsigned S = code.states();
     require(S <= 32u * kMaxWords, "the CUDA conv decoder takes up to ", 32 * kMaxWords,
             " states (K <= 9)");
@@ -284,8 +291,21 @@ class cuda_tiled_engine final : public tiled_device_engine {
         std::max((2 * resident_tiles_ + params_.tiles_per_frame - 1) / params_.tiles_per_frame,
                  host_chunk),
         std::max<std::size_t>(setup_.max_batch, 1));
-    if (setup_.max_batch > 0)
+    if (setup_.max_batch == 0) return;
+    // A frame of more tiles than a window (a wave of resident tiles and at least 32 MB of LLRs)
+    // goes in windows instead, as a stream's do (stream_tiles.hpp): one window's copies overlap
+    // the other's kernel, the device holds two windows whatever the frame's length, and every
+    // tile runs as in the whole frame, so the bits are the same. (Tail-biting frames wrap
+    // around: they go whole.) GPUFEC_CONV_HOST_WINDOW_TILES sets the window (tests).
+    std::size_t window_tiles = device_window_tiles(tile, pattern, resident_tiles_, 1);
+    if (const char* forced = std::getenv("GPUFEC_CONV_HOST_WINDOW_TILES"))
+      window_tiles = std::max<std::size_t>(std::strtoull(forced, nullptr, 10), 1);
+    if (!params_.circle && params_.tiles_per_frame > window_tiles) {
+      windows_.emplace(tile, pattern, window_tiles);
+      pipeline_.emplace(1, windows_->max_values(), windows_->max_stages());
+    } else {
       pipeline_.emplace(std::min(host_chunk, setup_.max_batch), fs.coded_bits, fs.info_bits);
+    }
   }
 
   void decode_device(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits,
@@ -375,19 +395,71 @@ class cuda_tiled_engine final : public tiled_device_engine {
   void decode_host(const std::int8_t* llr, std::size_t frames, std::uint8_t* bits) override {
     require(frames <= setup_.max_batch, "conv decode: ", frames,
             " frames exceed max_batch = ", setup_.max_batch);
-    pipeline_->run(
-        reinterpret_cast<const unsigned char*>(llr), frames, bits,
-        [&](const unsigned char* d_llr, unsigned char* d_bits, std::size_t n, cudaStream_t stream) {
-          decode_device(reinterpret_cast<const std::int8_t*>(d_llr), n, d_bits, stream);
+    const auto* in = reinterpret_cast<const unsigned char*>(llr);
+    if (!windows_) {
+      pipeline_->run(in, frames, bits,
+                     [&](const unsigned char* d_llr, unsigned char* d_bits, std::size_t n,
+                         cudaStream_t stream) {
+                       decode_device(reinterpret_cast<const std::int8_t*>(d_llr), n, d_bits,
+                                     stream);
+                     });
+      return;
+    }
+    // Frame by frame, window by window: each piece is the window's LLRs in and its decided bits
+    // (those of info stages) out.
+    const frame_shape& fs = setup_.shape;
+    stream_tiling tiling = *windows_;
+    tiling.reset();
+    std::size_t frame = 0;
+    stream_window window;
+    pipeline_->run_pieces(
+        in, frames * fs.coded_bits, bits, frames * fs.info_bits,
+        [&]() -> std::optional<cuda::chunk_pipeline::piece> {
+          for (; frame < frames; ++frame, tiling.reset()) {
+            // Whole windows while the frame has them, then the rest (at most a window and the
+            // tiles within v2 of the end: what a stream's last window holds).
+            std::optional<stream_window> w = tiling.next(fs.stages, false);
+            if (!w) w = tiling.next(fs.stages, true);
+            if (!w) continue;
+            tiling.advance(*w);
+            window = *w;
+            const std::size_t info = info_stages(window), begin = window.origin + window.grid;
+            return cuda::chunk_pipeline::piece{
+                frame * fs.coded_bits + window.first_value,
+                window.values,
+                frame * fs.info_bits + begin,
+                info > window.grid ? std::min(window.decoded, info - window.grid) : 0,
+                window.grid,
+                1};
+          }
+          return std::nullopt;
+        },
+        [&](const unsigned char* d_llr, unsigned char* d_bits, const cuda::chunk_pipeline::piece&,
+            cudaStream_t stream) {
+          kernel_params p = params_;  // a frame of the window's stages (tiled_params)
+          p.llr = reinterpret_cast<const std::int8_t*>(d_llr);
+          p.bits = d_bits;
+          p.frames = 1;
+          p.N = static_cast<unsigned>(window.stages);
+          p.info_bits = static_cast<unsigned>(info_stages(window));
+          p.coded_bits = static_cast<unsigned>(window.values);
+          p.tiles_per_frame = static_cast<unsigned>(window.tiles);
+          p.grid = static_cast<unsigned>(window.grid);
+          p.open_start = window.open_start();
+          p.zero_tail = params_.zero_tail && window.origin + window.stages == fs.stages;
+          launch(p, stream);
         });
   }
 
   void wait(cuda_stream stream) override { GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream)); }
 
   std::string describe() const override {
-    const std::string host = pipeline_ ? cat("; host batches in chunks of ",
-                                             pipeline_->chunk_frames(), " frames on 2 streams")
-                                       : std::string();
+    const std::string host =
+        windows_
+            ? cat("; host frames in windows of ", windows_->window_tiles(), " tiles on 2 streams")
+        : pipeline_
+            ? cat("; host batches in chunks of ", pipeline_->chunk_frames(), " frames on 2 streams")
+            : std::string();
     if (reg_)
       return cat("registers: ", reg_->lanes == 1 ? "one thread" : "four threads", " per tile, ",
                  setup_.code.to_string(), " compiled in, int16x2 DPX add-max, a ring of ",
@@ -418,6 +490,12 @@ class cuda_tiled_engine final : public tiled_device_engine {
     if (reg_shape_) reg_ = entry;
   }
 
+  // A window's stages that are info stages of the frame (a zero-tail frame's tail is not).
+  std::size_t info_stages(const stream_window& w) const {
+    const std::size_t info = setup_.shape.info_bits;
+    return info > w.origin ? std::min(w.stages, info - static_cast<std::size_t>(w.origin)) : 0;
+  }
+
   tiled_setup setup_;
   kernel_params params_{};
   cuda::launch_shape shape_;
@@ -427,7 +505,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
   cuda::device_buffer<int> phase_base_;
   cuda::device_buffer<std::uint8_t> phase_mask_, pair_labels_, parity_;
   std::optional<cuda::chunk_pipeline> pipeline_;
-  std::size_t quantizer_chunk_ = 1;  // frames per chunk of the device float and hard paths
+  std::optional<stream_tiling> windows_;  // host frames longer than a window go in windows
+  std::size_t quantizer_chunk_ = 1;       // frames per chunk of the device float and hard paths
   std::optional<device_quantizer> quantizer_;
   std::size_t resident_tiles_ = 0;
 };

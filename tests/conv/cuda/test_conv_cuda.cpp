@@ -380,6 +380,16 @@ TEST(ConvCuda, DevicePathEqualsHostPath) {
   cudaFree(d_bits);
 }
 
+// Random int8 LLRs over the whole range (every decision, ties included, without encoding).
+std::vector<std::int8_t> random_llrs(std::size_t count, std::uint64_t seed) {
+  std::vector<std::int8_t> llr(count);
+  for (auto& v : llr) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<std::int8_t>(static_cast<int>((seed >> 33) % 256) - 128);
+  }
+  return llr;
+}
+
 // K = 7 (171,133) rate 1/2 zero-tail frames of 200 bits, as many as `chunks` of the host chunks
 // its CUDA plan names in describe(), of random int8 LLRs over the whole range: every decision, ties
 // included, is exercised without encoding millions of frames.
@@ -399,11 +409,7 @@ chunked_batch random_chunked_batch(double chunks, std::uint64_t seed) {
   b.frames =
       static_cast<std::size_t>(chunks * static_cast<double>(std::stoul(text.substr(at + 10))));
   b.coded = probe.shape().coded_bits;
-  b.llr.resize(b.frames * b.coded);
-  for (auto& v : b.llr) {
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    v = static_cast<std::int8_t>(static_cast<int>((seed >> 33) % 256) - 128);
-  }
+  b.llr = random_llrs(b.frames * b.coded, seed);
   return b;
 }
 
@@ -469,6 +475,103 @@ TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
   cudaFreeHost(locked_bits);
 }
 
+// Host frames of more tiles than a window go to the GPU in windows (stream_tiles.hpp), two lanes
+// at a time, and decide exactly as the whole frame does: windows of 7 tiles
+// (GPUFEC_CONV_HOST_WINDOW_TILES) over frames of 10 to 40 tiles, for the register kernel (K = 7 at
+// rates 1/2 and 3/4, K = 9 on four lanes) and the shared one, truncated and zero-tail frames (one
+// whose last tile holds only the tail), from pageable and page-locked memory; against the CPU
+// tiled decoder. Tail-biting frames wrap around and go whole.
+TEST(ConvCuda, LongHostFramesGoInWindowsAndDecideAsWholeFrames) {
+  SKIP_WITHOUT_GPU();
+  struct window_case {
+    conv_code code;
+    puncture_pattern pattern;
+    tile_shape tile;
+    cuda_kernel kernel;
+  };
+  const std::vector<window_case> cases{
+      {conv_code(7, {0171, 0133}),
+       puncture_pattern::none(2),
+       {264, 36, 36, 36},
+       cuda_kernel::registers},
+      {conv_code(7, {0171, 0133}),
+       puncture_pattern::standard("3/4", 2),
+       {264, 72, 72, 36},
+       cuda_kernel::registers},
+      {conv_code(9, {0561, 0753}),
+       puncture_pattern::none(2),
+       {264, 48, 48, 66},
+       cuda_kernel::registers},
+      {conv_code(5, {025, 027, 033, 037}),
+       puncture_pattern::none(4),
+       {100, 20, 25, 0},
+       cuda_kernel::shared_memory},
+  };
+  // Set for the plans made here only, whatever ends the test (later tests and the CLI tests'
+  // processes must see the default).
+  struct scoped_window_tiles {
+    scoped_window_tiles() { setenv("GPUFEC_CONV_HOST_WINDOW_TILES", "7", 1); }
+    ~scoped_window_tiles() { unsetenv("GPUFEC_CONV_HOST_WINDOW_TILES"); }
+  } window_tiles;
+  for (const window_case& c : cases)
+    for (const termination term : all_terminations)
+      for (const std::size_t N : {c.tile.f * 20, c.tile.f * 40 - 77, c.tile.f * 10 + 1}) {
+        SCOPED_TRACE(c.code.to_string() + ", pattern " + c.pattern.to_string() + ", " +
+                     std::string(name_of(term)) + ", N = " + std::to_string(N));
+        const std::size_t frames = 3;
+        auto gpu = tiled_plan(c.code, c.pattern, N, term, c.tile, backend::cuda, frames, c.kernel);
+        auto cpu = tiled_plan(c.code, c.pattern, N, term, c.tile, backend::cpu, frames);
+        const bool windowed = gpu.describe().find("windows of 7 tiles") != std::string::npos;
+        EXPECT_EQ(windowed, term != termination::tail_biting) << gpu.describe();
+        const std::size_t coded = gpu.shape().coded_bits;
+        const auto llr = random_llrs(frames * coded, N + 17 * static_cast<std::size_t>(term));
+        const auto expected = decode_on(cpu, llr, frames);
+        ASSERT_EQ(decode_on(gpu, llr, frames), expected);
+        page_locked_vector<std::int8_t> locked_llr(llr.begin(), llr.end());
+        page_locked_vector<std::uint8_t> locked_bits(expected.size(), 2);
+        gpu.decode(batch_view<std::int8_t>::uniform(locked_llr.data(), frames, coded),
+                   batch_span<std::uint8_t>::uniform(locked_bits.data(), frames, N));
+        EXPECT_TRUE(std::equal(expected.begin(), expected.end(), locked_bits.begin()))
+            << "page-locked";
+      }
+}
+
+// One frame of two and a half of the plan's own windows (a wave of resident tiles or more) from
+// host memory: the bits of the device path on the whole frame.
+TEST(ConvCuda, AHostFrameOfSeveralDefaultWindowsEqualsTheDevicePath) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::none(2);
+  // The plan's window for a frame far longer than any device's wave, read from describe().
+  const auto probe =
+      tiled_plan(code, pattern, std::size_t{1} << 30, termination::truncated, {}, backend::cuda, 1);
+  const std::string text = probe.describe();
+  const std::size_t at = text.find("windows of ");
+  ASSERT_NE(at, std::string::npos) << text;
+  const std::size_t window = std::stoul(text.substr(at + 11));
+  const std::size_t N = window * probe.summary().tile.f * 5 / 2 + 123;
+  auto plan =
+      tiled_plan(code, pattern, N, termination::truncated, probe.summary().tile, backend::cuda, 1);
+  ASSERT_NE(plan.describe().find("windows of " + std::to_string(window) + " tiles"),
+            std::string::npos)
+      << plan.describe();
+  const std::size_t coded = plan.shape().coded_bits;
+  const auto llr = random_llrs(coded, 99);
+  const auto host = decode_on(plan, llr, 1);
+  std::int8_t* d_llr = nullptr;
+  std::uint8_t* d_bits = nullptr;
+  ASSERT_EQ(cudaMalloc(&d_llr, llr.size()), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&d_bits, host.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_llr, llr.data(), llr.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  plan.decode(batch_view<std::int8_t>::uniform(d_llr, 1, coded, memory_space::device),
+              batch_span<std::uint8_t>::uniform(d_bits, 1, N, memory_space::device));
+  std::vector<std::uint8_t> device(host.size(), 2);
+  ASSERT_EQ(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(device, host);
+  cudaFree(d_llr);
+  cudaFree(d_bits);
+}
+
 // Many short frames (802.11 / LTE control-channel sizes) and one long frame in a few thousand
 // tiles; float and hard inputs go through the same quantizer as on the CPU.
 TEST(ConvCuda, ShortFrameBatchesLongFramesAndEveryInputKind) {
@@ -519,6 +622,12 @@ TEST(ConvCuda, PlanReportsWhatItCannotDo) {
     ADD_FAILURE() << "accepted";
   } catch (const invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("bytes of shared memory"), std::string::npos) << e.what();
+  }
+  try {  // 2^32 bits at rate 1/2: 2^33 LLRs, past the kernels' 32-bit frame indices
+    tiled_plan(code, pattern, std::size_t{1} << 32, termination::truncated, {}, backend::cuda, 1);
+    ADD_FAILURE() << "accepted";
+  } catch (const invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("as a stream"), std::string::npos) << e.what();
   }
   const auto plan = tiled_plan(code, pattern, 1000, termination::zero_tail, {}, backend::cuda, 8);
   EXPECT_EQ(plan.summary().where, backend::cuda);
