@@ -74,10 +74,17 @@ namespace detail {
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
                                std::size_t wave, std::size_t unit) {
   if (frames == 0 || wave == 0 || N <= nominal) return nominal;
-  const std::size_t tiles = batch_tiles(nominal, N, frames);
-  const std::size_t per_frame = tiles / wave * wave / frames;  // tiles per frame that fill them
-  if (tiles < wave || per_frame <= 1) return nominal;
-  return round_up((N + per_frame - 1) / per_frame, unit);
+  const std::size_t most = batch_tiles(nominal, N, frames) / wave;  // whole waves at `nominal`
+  std::size_t first = 0;  // the shortest length that fits `most` waves
+  for (std::size_t waves = most; waves >= 1 && 2 * waves >= most; --waves) {
+    const std::size_t per_frame = waves * wave / frames;  // tiles per frame that fill them
+    if (per_frame <= 1) break;
+    const std::size_t f = round_up((N + per_frame - 1) / per_frame, unit);
+    if (!first) first = f;
+    const std::size_t tiles = batch_tiles(f, N, frames);
+    if (10 * tiles >= (10 * waves - 1) * wave) return f;  // its last wave at least 90% full
+  }
+  return first ? first : nominal;
 }
 
 tile_scratch::tile_scratch(const conv_code& code, const tile_shape& tile)

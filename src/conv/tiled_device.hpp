@@ -89,11 +89,16 @@ inline std::size_t batch_tiles(std::size_t f, std::size_t N, std::size_t frames)
 }
 
 // The tile length for a batch: `frames` frames of N stages, which at the `nominal` length need
-// T >= `wave` tiles, fill whole waves of `wave` tiles: f is the shortest multiple of `unit` that
-// fits them in floor(T / wave) waves (about the nominal length, up to twice it). A batch of less
-// than a wave keeps the nominal length (shorter tiles that fill the wave measured slower for
-// K = 5: 110 against 140 Gb/s, bench/RESULTS.md 2026-11-27), as do frames of one nominal tile and
-// frames = 0 (streams, whose windows are whole waves).
+// T >= `wave` tiles, fill whole waves of `wave` tiles: f is the shortest multiple of `unit` whose
+// tiles fit in w waves and fill the last one at least 90%, for w from floor(T / wave) down to half
+// that (about the nominal length, up to twice it); if none does, the shortest that fits
+// floor(T / wave) waves. Rounding f up to the unit can leave the last wave part full, which costs
+// nearly a whole one (K = 7 rate 1/2, 256 frames of 2^20 bits on an H200: 4.8 waves of 1104 stages
+// 144 Gb/s, 3.94 of 1344 151; 1024 frames: 19.2 waves of 1104 155, 11.9 of 1776 158;
+// bench/RESULTS.md 2026-11-28). A batch of less than a wave keeps the nominal length (shorter
+// tiles that fill the wave measured slower for K = 5: 110 against 140 Gb/s, bench/RESULTS.md
+// 2026-11-27), as do frames of one nominal tile and frames = 0 (streams, whose windows are whole
+// waves).
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
                                std::size_t wave, std::size_t unit);
 
