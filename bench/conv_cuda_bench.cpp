@@ -5,10 +5,10 @@
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
 // rates 1/2, 2/3 and 3/4, the same code in 802.11's order (133,171) at rates 1/2 and 3/4 (its own
 // register-kernel instances), K = 7 rate 1/3, K = 5 and K = 9, long truncated frames, one stream
-// of 2^29 bits and a batch of short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device memory (quantized there per
-// frame; no host column); then throughput over the tile shape (f, v2, f0; whole cycles of K-1 = 6
-// stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
-// docs/conv.md has the BER side). Built only when CUDA is compiled.
+// of 2^29 bits and a batch of short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device
+// memory (quantized there per frame; no host column); then throughput over the tile shape (f, v2,
+// f0; whole cycles of K-1 = 6 stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's
+// Tables IV and V; docs/conv.md has the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
 //                   [--sweep-on WORKLOAD] [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
@@ -448,8 +448,7 @@ int main(int argc, char** argv) {
             // One frame of 2^29 bits (2^23 with --quick): a single stream, decoded whole from
             // device memory (as many tiles as the long batch).
             {std::string(workload_names[12]), conv_code(7, {0171, 0133}), none2,
-             termination::truncated, quick ? std::size_t{1} << 23 : std::size_t{1} << 29, 1,
-             4.0},
+             termination::truncated, quick ? std::size_t{1} << 23 : std::size_t{1} << 29, 1, 4.0},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
