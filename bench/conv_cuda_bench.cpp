@@ -5,10 +5,11 @@
 // CPU fast decoder on all threads on part of the same frames (the ratio), for K = 7 (171,133) at
 // rates 1/2, 2/3 and 3/4, the same code in 802.11's order (133,171) at rates 1/2 and 3/4 (its own
 // register-kernel instances), K = 7 rate 1/3, K = 5 and K = 9, long truncated frames, one stream
-// of 2^29 bits and a batch of short zero-tail frames, and K = 7 rate 1/2 from float LLRs in device
-// memory (quantized there per frame; no host column); then throughput over the tile shape (f, v2,
-// f0; whole cycles of K-1 = 6 stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's
-// Tables IV and V; docs/conv.md has the BER side). Built only when CUDA is compiled.
+// of 2^29 bits and a batch of short zero-tail frames, and K = 7 rate 1/2 from float LLRs, 64 frames
+// and one stream (from device memory quantized there per frame; from host memory made int8 by the
+// host's threads, then copied); then throughput over the tile shape (f, v2, f0; whole cycles of
+// K-1 = 6 stages, as the register kernel needs) for K = 7 rate 1/2 (the paper's Tables IV and V;
+// docs/conv.md has the BER side). Built only when CUDA is compiled.
 //   conv_cuda_bench [--quick] [--only WORKLOAD[,WORKLOAD...]] [--sweep F0[,F0...]]
 //                   [--sweep-on WORKLOAD] [--batches FRAMES[,FRAMES...]] [--json FILE]
 // --only runs just the named workloads ("K7 r1/2", "K5 r1/2", ... as printed) and no tile sweep:
@@ -27,6 +28,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -101,6 +103,7 @@ struct workload {
   std::int8_t* d_llr = nullptr;
   std::uint8_t* d_bits = nullptr;
   float* d_float = nullptr;  // float_llr workloads: the LLRs as floats (int8 / 8) in device memory
+  std::vector<float> host_float{};  // and in host memory
 };
 
 workload make_host_workload(std::string name, const conv_code& code,
@@ -155,8 +158,12 @@ workload make_workload(std::string name, const conv_code& code, const puncture_p
   check(cudaMalloc(&w.d_bits, w.info.size()), "cudaMalloc");
   check(cudaMemcpy(w.d_llr, w.llr.data(), w.llr.size(), cudaMemcpyHostToDevice), "cudaMemcpy");
   if (float_llr) {
-    std::vector<float> values(w.llr.size());
-    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(w.llr[i]) / 8.0f;
+    std::vector<float>& values = w.host_float;
+    values.resize(w.llr.size());
+#pragma omp parallel for
+    for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(values.size()); ++i)
+      values[static_cast<std::size_t>(i)] =
+          static_cast<float>(w.llr[static_cast<std::size_t>(i)]) / 8.0f;
     check(cudaMalloc(&w.d_float, values.size() * sizeof(float)), "cudaMalloc");
     check(
         cudaMemcpy(w.d_float, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice),
@@ -241,22 +248,33 @@ measured measure(workload& w, cuda_kernel kernel, const tile_shape& tile, bool h
   m.ber = errors / total;
   if (host) {
     // From pageable memory (the batch staged through page-locked buffers by host copies), then
-    // from page-locked memory (copied straight over the link), and the link's floor.
-    const auto from_host = [&](std::int8_t* from, std::uint8_t* to) {
+    // from page-locked memory (copied straight over the link), and the link's floor. Float
+    // workloads: float LLRs in pageable, then page-locked memory, made int8 on the host's threads
+    // (per frame, or one frame over all of them), then copied as int8.
+    const auto from_host = [&](const auto* from, std::uint8_t* to) {
+      using value = std::remove_cv_t<std::remove_pointer_t<decltype(from)>>;
       return total /
              median_seconds(repeats,
                             [&] {
-                              plan.decode(batch_view<std::int8_t>::uniform(from, w.frames, w.coded),
+                              plan.decode(batch_view<value>::uniform(from, w.frames, w.coded),
                                           batch_span<std::uint8_t>::uniform(to, w.frames, w.N));
                             }) /
              1e9;
     };
-    m.host_gbps = from_host(w.llr.data(), bits.data());
     page_locked_vector<std::int8_t> locked_llr(w.llr.begin(), w.llr.end());
     page_locked_vector<std::uint8_t> locked_bits(w.info.size());
     if (!is_page_locked(locked_llr.data()) || !is_page_locked(locked_bits.data()))
       throw std::runtime_error("the pinned column needs page-locked memory, which was refused");
-    m.pinned_gbps = from_host(locked_llr.data(), locked_bits.data());
+    if (w.d_float) {
+      m.host_gbps = from_host(w.host_float.data(), bits.data());
+      page_locked_vector<float> locked_float(w.host_float.begin(), w.host_float.end());
+      if (!is_page_locked(locked_float.data()))
+        throw std::runtime_error("the pinned column needs page-locked memory, which was refused");
+      m.pinned_gbps = from_host(locked_float.data(), locked_bits.data());
+    } else {
+      m.host_gbps = from_host(w.llr.data(), bits.data());
+      m.pinned_gbps = from_host(locked_llr.data(), locked_bits.data());
+    }
     require_equal_bits(bits, locked_bits.data());
     m.link_gbps = link_floor_gbps(w, locked_llr, locked_bits, repeats, stream);
   }
@@ -326,7 +344,8 @@ constexpr std::string_view workload_names[] = {"K7 r1/2",
                                                "K9 r1/3",
                                                "K7 802.11 r1/2",
                                                "K7 802.11 r3/4",
-                                               "K7 r1/2 one stream"};
+                                               "K7 r1/2 one stream",
+                                               "K7 r1/2 one stream float"};
 
 }  // namespace
 
@@ -449,6 +468,11 @@ int main(int argc, char** argv) {
             // device memory (as many tiles as the long batch).
             {std::string(workload_names[12]), conv_code(7, {0171, 0133}), none2,
              termination::truncated, quick ? std::size_t{1} << 23 : std::size_t{1} << 29, 1, 4.0},
+            // The same stream as float LLRs: quantized on the device from device memory, or on
+            // the host's threads from host memory.
+            {std::string(workload_names[13]), conv_code(7, {0171, 0133}), none2,
+             termination::truncated, quick ? std::size_t{1} << 23 : std::size_t{1} << 29, 1, 4.0, 1,
+             true},
         };
         // --batches: throughput over the batch size (frames of 2^20 bits, K7 r1/2, the
         // register kernel and its default tile): how full the last wave of tiles is.
@@ -505,7 +529,7 @@ int main(int argc, char** argv) {
                     ? batch_tile
                     : tile_shape{256, default_traceback_depth(sp.code, sp.pattern),
                                  default_traceback_depth(sp.code, sp.pattern), 0};
-            const measured m = measure(w, kernel, given, !sp.float_llr, repeats, stream);
+            const measured m = measure(w, kernel, given, true, repeats, stream);
             const tile_shape& tile = m.tile;
             std::printf(
                 "%-24s | %-10s | %-24s | %9.2f | %9.2f | %10.2f | %9.2f | %9.3f | %8.0fx | "

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "conv/fast_decoder.hpp"
+#include "conv/frame_quantizer.hpp"
 #include "conv/llr_input.hpp"
 #include "conv/tiled_device.hpp"
 #include "gpufec/common/error.hpp"
@@ -21,8 +22,7 @@ double auto_llr_scale(std::span<const float> llrs) {
   if (scan.first_not_finite < llrs.size())
     throw invalid_argument(
         detail::not_finite_message(llrs[scan.first_not_finite], scan.first_not_finite));
-  if (scan.sum_abs <= 0) return 1.0;
-  return 31.75 / (scan.sum_abs / static_cast<double>(llrs.size()));
+  return detail::auto_scale_of_sum(scan.sum_abs, llrs.size());
 }
 
 void quantize_llrs(std::span<const float> llrs, double scale, std::span<std::int8_t> q) {
@@ -154,7 +154,6 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile,
                                                max_batch, options.kernel, options.fit_tile});
     summary_.tile = engine_->device->tile();
-    engine_->int8_frame.resize(threads);
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
@@ -262,24 +261,36 @@ void check_batches(const decoder_plan& plan, batch_view<T> received, batch_span<
           " frames received but room for ", bits.frames());
 }
 
+// CUDA, a checked host batch of float LLRs or hard bits: made int8 by make(f, q, threads) straight
+// into the engine's batch, frames over the threads, or, with fewer frames than threads (one long
+// stream), each frame over all of them; then copied, decoded and copied back by the engine.
+template <class MakeInt8>
+void run_device_batch(detail::plan_engine& e, int threads, std::size_t frames,
+                      batch_span<std::uint8_t> bits, MakeInt8 make) {
+  if (!frames) return;
+  const std::size_t coded = e.coded;
+  std::int8_t* batch = e.int8_batch(frames * coded);
+  if (frames >= static_cast<std::size_t>(threads)) {
+    detail::for_each_frame(frames, threads,
+                           [&](std::size_t f, int) { make(f, batch + f * coded, 1); });
+  } else {
+    for (std::size_t f = 0; f < frames; ++f) {
+      try {
+        make(f, batch + f * coded, threads);
+      } catch (const std::exception& error) {
+        throw invalid_argument(cat("frame ", f, ": ", error.what()));
+      }
+    }
+  }
+  e.device->decode_host(batch, frames, bits.data);
+}
+
 // Runs a checked batch: the reference decoder frame by frame (`reference(decoder, f)`), the tiled
 // decoder frame by frame, or the fast decoder by runs of kFastRun frames; the last two take frame
 // f's int8 LLRs from `fast_input(f, buffer)`.
 template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
-  if (e.device) {
-    // The batch made int8 on the host (frames in parallel), then copied, decoded and copied back.
-    if (!frames) return;
-    const std::size_t coded = e.coded;
-    std::int8_t* batch = e.int8_batch(frames * coded);
-    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
-      const auto in = fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]);
-      std::copy(in.begin(), in.end(), batch + f * coded);
-    });
-    e.device->decode_host(batch, frames, bits.data);
-    return;
-  }
   if (!e.tiled.empty()) {
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto thread = static_cast<std::size_t>(t);
@@ -327,6 +338,11 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
   if (received.on_device() || bits.on_device()) return decode(received, bits, nullptr);
   check_batches(*this, received, bits, "LLRs");
   const double fixed_scale = options_.llr_scale;
+  if (engine_->device)
+    return run_device_batch(*engine_, summary_.threads, received.frames(), bits,
+                            [&](std::size_t f, std::int8_t* q, int threads) {
+                              detail::quantize_frame(received.frame(f), fixed_scale, q, threads);
+                            });
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
       [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
@@ -377,6 +393,11 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
     return;
   }
   check_batches(*this, received, bits, "hard bits");
+  if (engine_->device)
+    return run_device_batch(*engine_, summary_.threads, received.frames(), bits,
+                            [&](std::size_t f, std::int8_t* q, int threads) {
+                              detail::harden_frame(received.frame(f), q, threads);
+                            });
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
       [&](reference_decoder& d, std::size_t f) { d.decode_hard(received.frame(f), bits.frame(f)); },

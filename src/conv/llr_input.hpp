@@ -31,6 +31,12 @@ inline std::string not_finite_message(float value, std::size_t index) {
              ": LLRs must be finite numbers (positive means bit 0)");
 }
 
+// The automatic scale of a frame of n values whose |L| sum to sum_abs: its mean |L| -> 31.75
+// (1 when every value is 0).
+inline double auto_scale_of_sum(double sum_abs, std::size_t n) {
+  return sum_abs <= 0 ? 1.0 : 31.75 / (sum_abs / static_cast<double>(n));
+}
+
 inline void require_finite(std::span<const float> llrs) {
   for (std::size_t i = 0; i < llrs.size(); ++i)
     if (!std::isfinite(llrs[i])) throw invalid_argument(not_finite_message(llrs[i], i));

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <string>
 
+#include "conv/frame_quantizer.hpp"
 #include "conv_test_util.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/reference.hpp"
@@ -240,6 +242,58 @@ TEST(ConvDecoders, QuantizerRoundsHalfToEvenAndSaturates) {
   for (std::size_t i = 0; i < ramp.size(); ++i) EXPECT_EQ(r[i], -50 + static_cast<int>(i)) << i;
   EXPECT_DOUBLE_EQ(auto_llr_scale(std::vector<float>{2.0f, -2.0f, 4.0f, -4.0f}), 31.75 / 3.0);
   EXPECT_DOUBLE_EQ(auto_llr_scale(std::vector<float>{0.0f, 0.0f}), 1.0);
+}
+
+// A CUDA plan makes one long host frame int8 over all its threads (detail::quantize_frame): the
+// same scale to the last bit as auto_llr_scale (its sum's additions in the same order: a block
+// cut anywhere but scan_llrs's 4096 values moves the scale's last bits), the same int8 values as
+// quantize_llrs, and the same first non-finite value named; the hard bits likewise.
+TEST(ConvDecoders, OneFrameOverThreadsQuantizesAsOneThread) {
+  std::mt19937 rng(20261129);
+  std::normal_distribution<float> noise(1.0f, 2.5f);
+  for (const std::size_t n : {std::size_t{(1u << 19) + 123}, std::size_t{1} << 20,
+                              std::size_t{5u << 18} - 1, std::size_t{3000}}) {
+    std::vector<float> llr(n);
+    for (float& v : llr) v = noise(rng) * (rng() % 7 == 0 ? 100.0f : 1.0f);
+    const double one_scale = auto_llr_scale(llr);
+    std::vector<std::int8_t> one(n), many(n);
+    quantize_llrs(llr, one_scale, one);
+    for (const int threads : {1, 2, 3, 8}) {
+      const double scale = detail::quantize_frame(llr, 0, many.data(), threads);
+      EXPECT_EQ(scale, one_scale) << n << " values, " << threads << " threads";
+      EXPECT_EQ(many, one) << n << " values, " << threads << " threads";
+    }
+    std::vector<std::int8_t> fixed(n);
+    quantize_llrs(llr, 2.5, fixed);
+    EXPECT_EQ(detail::quantize_frame(llr, 2.5, many.data(), 4), 2.5);
+    EXPECT_EQ(many, fixed) << n;
+
+    // The lowest non-finite value is named, whichever thread meets it first.
+    auto bad = llr;
+    bad[n - 2] = std::numeric_limits<float>::infinity();
+    bad[n / 2 + 1] = std::nanf("");
+    std::string expected;
+    try {
+      (void)auto_llr_scale(bad);
+    } catch (const invalid_argument& e) {
+      expected = e.what();
+    }
+    ASSERT_NE(expected.find(std::to_string(n / 2 + 1)), std::string::npos) << expected;
+    for (const double fixed_scale : {0.0, 2.5}) {
+      try {
+        (void)detail::quantize_frame(bad, fixed_scale, many.data(), 8);
+        ADD_FAILURE() << "no error for a NaN at " << n / 2 + 1;
+      } catch (const invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), expected);
+      }
+    }
+
+    std::vector<std::uint8_t> hard(n);
+    for (auto& b : hard) b = static_cast<std::uint8_t>(rng() % 3);  // 2 is a 1 too
+    detail::harden_frame(hard, many.data(), 8);
+    for (std::size_t i = 0; i < n; ++i)
+      ASSERT_EQ(many[i], hard[i] ? -1 : 1) << "value " << i << " of " << n;
+  }
 }
 
 TEST(ConvDecoders, BatchesThreadsAndSingleCallsAgree) {

@@ -234,6 +234,76 @@ TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
       }
 }
 
+// Fewer long host frames than threads: each frame is made int8 over all the plan's threads
+// (detail::quantize_frame), and decides as one thread's quantizer (a plan of one thread) and the
+// device's (float LLRs in device memory) make it: auto and fixed scale, float and hard bits; a NaN
+// late in the second frame is named as the one-thread path names it.
+TEST(ConvCudaStream, LongHostFramesAreMadeInt8OverThreadsAsByOne) {
+  SKIP_WITHOUT_GPU();
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::none(2);
+  const std::size_t N = 300001, frames = 2;  // 600014 LLRs a frame: 2.3 tasks of 2^18
+  const encoder enc(code, pattern, N, termination::zero_tail);
+  const std::size_t n = enc.shape().coded_bits;
+  std::vector<float> llr(frames * n);
+  std::vector<std::uint8_t> hard(frames * n), coded(n);
+  for (std::size_t f = 0; f < frames; ++f) {
+    enc.encode(random_bits(79, f, N), coded);
+    const auto l = awgn_llrs(coded, 0.85, 79, f);
+    std::copy(l.begin(), l.end(), llr.begin() + static_cast<std::ptrdiff_t>(f * n));
+    for (std::size_t i = 0; i < n; ++i) hard[f * n + i] = l[i] < 0;
+  }
+  float* d_llr = nullptr;
+  std::uint8_t* d_bits = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_llr, llr.size() * sizeof(float)));
+  CHECK_CUDA(cudaMalloc(&d_bits, frames * N));
+  CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
+  const auto host_in = batch_view<float>::uniform(llr.data(), frames, n);
+  for (const double scale : {0.0, 5.5}) {
+    SCOPED_TRACE("scale " + std::to_string(scale));
+    decoder_options many, one;
+    many.llr_scale = one.llr_scale = scale;
+    many.threads = 8;
+    one.threads = 1;
+    decoder_plan plan(code, pattern, N, termination::zero_tail, many, backend::cuda, frames);
+    decoder_plan single(code, pattern, N, termination::zero_tail, one, backend::cuda, frames);
+    std::vector<std::uint8_t> by_many(frames * N), by_one(frames * N), device(frames * N);
+    plan.decode(host_in, batch_span<std::uint8_t>::uniform(by_many.data(), frames, N));
+    single.decode(host_in, batch_span<std::uint8_t>::uniform(by_one.data(), frames, N));
+    plan.decode(batch_view<float>::uniform(d_llr, frames, n, memory_space::device),
+                batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device));
+    CHECK_CUDA(cudaMemcpy(device.data(), d_bits, device.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(by_many, by_one);
+    EXPECT_EQ(by_many, device);
+    plan.decode_hard(batch_view<std::uint8_t>::uniform(hard.data(), frames, n),
+                     batch_span<std::uint8_t>::uniform(by_many.data(), frames, N));
+    single.decode_hard(batch_view<std::uint8_t>::uniform(hard.data(), frames, n),
+                       batch_span<std::uint8_t>::uniform(by_one.data(), frames, N));
+    EXPECT_EQ(by_many, by_one) << "hard";
+
+    auto bad = llr;
+    bad[n + n - 5] = std::nanf("");
+    bad[n + n - 1] = INFINITY;
+    std::string messages[2];
+    for (int k = 0; k < 2; ++k) {
+      try {
+        (k ? single : plan)
+            .decode(batch_view<float>::uniform(bad.data(), frames, n),
+                    batch_span<std::uint8_t>::uniform(by_many.data(), frames, N));
+        ADD_FAILURE() << "a NaN was taken";
+      } catch (const invalid_argument& e) {
+        messages[k] = e.what();
+      }
+    }
+    EXPECT_EQ(messages[0], messages[1]);
+    EXPECT_NE(messages[0].find("frame 1: LLR " + std::to_string(n - 5) + " is NaN"),
+              std::string::npos)
+        << messages[0];
+  }
+  CHECK_CUDA(cudaFree(d_llr));
+  CHECK_CUDA(cudaFree(d_bits));
+}
+
 // A frame whose |L| sum overflows to infinity from finite values (every value +-3e38): the device
 // quantizer takes it as the host does (scale 0: every value 0, decided by the ties), and names
 // no value, while a NaN among finite values is still named (its block's sum is not finite, and
