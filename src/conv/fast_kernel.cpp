@@ -308,11 +308,15 @@ void PairTablesTwo(const std::int8_t* pairs0, const std::int8_t* pairs1, std::si
 // The sum of |L| in blocks of 4096: four accumulators, element i into accumulator i mod 4, in
 // order; one 128-bit vector of them on SIMD targets and four floats on the scalar one: the same
 // IEEE additions in the same order, so every target returns the same sum (the automatic scale
-// must not depend on the machine).
+// must not depend on the machine). The blocks' sums are added in order in double within runs of
+// kLlrScanRun values, and the runs' sums in order: runs can be summed at once (threads, lanes),
+// and the same additions made, on the host and on the device.
 llr_scan ScanLlrs(const float* llr, std::size_t n) {
   constexpr std::size_t kBlock = 4096;
+  static_assert(kLlrScanRun % kBlock == 0);
   llr_scan out;
   out.first_not_finite = n;
+  double run = 0;
   for (std::size_t start = 0; start < n; start += kBlock) {
     const std::size_t end = start + kBlock < n ? start + kBlock : n;
     std::size_t i = start;
@@ -348,7 +352,11 @@ llr_scan ScanLlrs(const float* llr, std::size_t n) {
           return out;
         }
     }
-    out.sum_abs += block;
+    run += block;
+    if (end == n || end % kLlrScanRun == 0) {
+      out.sum_abs += run;
+      run = 0;
+    }
   }
   return out;
 }

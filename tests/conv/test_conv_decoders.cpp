@@ -245,14 +245,16 @@ TEST(ConvDecoders, QuantizerRoundsHalfToEvenAndSaturates) {
 }
 
 // A CUDA plan makes one long host frame int8 over all its threads (detail::quantize_frame): the
-// same scale to the last bit as auto_llr_scale (its sum's additions in the same order: a block
-// cut anywhere but scan_llrs's 4096 values moves the scale's last bits), the same int8 values as
+// same scale to the last bit as auto_llr_scale (its sum's additions in the same order: runs cut
+// anywhere but at scan_llrs's 2^20 values move the scale's last bits), the same int8 values as
 // quantize_llrs, and the same first non-finite value named; the hard bits likewise.
 TEST(ConvDecoders, OneFrameOverThreadsQuantizesAsOneThread) {
   std::mt19937 rng(20261129);
   std::normal_distribution<float> noise(1.0f, 2.5f);
-  for (const std::size_t n : {std::size_t{(1u << 19) + 123}, std::size_t{1} << 20,
-                              std::size_t{5u << 18} - 1, std::size_t{3000}}) {
+  // Frames of 2 runs and a bit, 3 whole runs, 5 runs less one value (a partial last block), and
+  // one short frame (one run: one thread's path).
+  for (const std::size_t n : {std::size_t{(2u << 20) + 123}, std::size_t{3u << 20},
+                              std::size_t{5u << 20} - 1, std::size_t{3000}}) {
     std::vector<float> llr(n);
     for (float& v : llr) v = noise(rng) * (rng() % 7 == 0 ? 100.0f : 1.0f);
     const double one_scale = auto_llr_scale(llr);
@@ -263,6 +265,12 @@ TEST(ConvDecoders, OneFrameOverThreadsQuantizesAsOneThread) {
       EXPECT_EQ(scale, one_scale) << n << " values, " << threads << " threads";
       EXPECT_EQ(many, one) << n << " values, " << threads << " threads";
     }
+    // Block sums of a few thousand carry about 26 significant bits, so adding them in double is
+    // exact in any order; one value of 1e20 first makes every later addition round, so that only
+    // the runs' own order gives auto_llr_scale's sum.
+    auto huge = llr;
+    huge[5] = 1e20f;
+    EXPECT_EQ(detail::quantize_frame(huge, 0, many.data(), 8), auto_llr_scale(huge)) << n;
     std::vector<std::int8_t> fixed(n);
     quantize_llrs(llr, 2.5, fixed);
     EXPECT_EQ(detail::quantize_frame(llr, 2.5, many.data(), 4), 2.5);

@@ -5,6 +5,7 @@
 
 #include "common/cuda/occupancy.cuh"
 #include "conv/cuda/llr_kernels.cuh"
+#include "conv/fast_kernel.hpp"
 #include "conv/llr_input.hpp"
 
 namespace gpufec::conv::detail {
@@ -125,16 +126,18 @@ __global__ void llr_block_sums4_kernel(const float* llr, frames_view v,
     }
 }
 
-// llr_scale_kernel. Index map: warp w (grid-stride over warps) is frame f = w; lane l combines
-// the block sums of blocks l, l + 32, ... (each (a0 + a1) + (a2 + a3) in double, plus the block's
-// last n mod 4 values), and lane 0 adds the 32 lanes' results of each round in block order, the
-// host's order; the scale is 31.75 / (sum / n) (1 when the sum is 0), or the fixed scale, as
-// float, the type the host quantizer takes. (A thread per frame waited on each block's partial
-// in turn; with this kernel and the float4 ones the quantizer of 64 frames of 2^21 values went
-// from about 615 to 515 us on an H200, the scale's part now 25 us.)
+// llr_scale_kernel. Index map: warp w (grid-stride over warps) is frame f = w; lane l sums runs
+// l, l + 32, ... of kRunBlocks sum blocks (the host's runs of kLlrScanRun values): each block's
+// (a0 + a1) + (a2 + a3) in double, plus its last n mod 4 values, added in order into the run's
+// sum; lane 0 adds the 32 lanes' run sums of each round in order, the host's order. The scale is
+// 31.75 / (sum / n) (1 when the sum is 0), or the fixed scale, as float, the type the host
+// quantizer takes. (One long chain over every block, a shuffle per block, held one frame of 2^30
+// values 9 ms on an H200; runs of 256 blocks take 32 lanes at once.)
 __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* partial,
                                  double fixed_scale, float* scale) {
+  constexpr unsigned kRunBlocks = kLlrScanRun / kSumBlock;
   const unsigned lane = threadIdx.x % 32;
+  const unsigned runs = (v.blocks + kRunBlocks - 1) / kRunBlocks;
   const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * (blockDim.x / 32);
   for (unsigned long long f =
            (blockIdx.x * static_cast<unsigned long long>(blockDim.x) + threadIdx.x) / 32;
@@ -144,19 +147,26 @@ __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* p
       continue;
     }
     const float* frame = llr + f * v.n;
+    const auto* sums = reinterpret_cast<const float4*>(partial) + f * v.blocks;
     double sum = 0;
-    for (unsigned k0 = 0; k0 < v.blocks; k0 += 32) {
-      const unsigned k = k0 + lane;
-      double block = 0;
-      if (k < v.blocks) {
-        const float4 acc = reinterpret_cast<const float4*>(partial)[f * v.blocks + k];
-        block = (static_cast<double>(acc.x) + acc.y) + (static_cast<double>(acc.z) + acc.w);
-        const unsigned start = k * kSumBlock, end = min(start + kSumBlock, v.n);
-        for (unsigned i = start + (end - start) / 4 * 4; i < end; ++i) block += fabsf(frame[i]);
+    for (unsigned r0 = 0; r0 < runs; r0 += 32) {
+      const unsigned r = r0 + lane;
+      double run = 0;
+      if (r < runs) {
+        const unsigned last = min((r + 1) * kRunBlocks, v.blocks);
+#pragma unroll 8
+        for (unsigned k = r * kRunBlocks; k < last; ++k) {
+          const float4 acc = sums[k];
+          double block =
+              (static_cast<double>(acc.x) + acc.y) + (static_cast<double>(acc.z) + acc.w);
+          const unsigned start = k * kSumBlock, end = min(start + kSumBlock, v.n);
+          for (unsigned i = start + (end - start) / 4 * 4; i < end; ++i) block += fabsf(frame[i]);
+          run += block;
+        }
       }
-      const unsigned in_round = min(32u, v.blocks - k0);
+      const unsigned in_round = min(32u, runs - r0);
       for (unsigned j = 0; j < in_round; ++j) {
-        const double b = __shfl_sync(0xffffffffu, block, static_cast<int>(j));
+        const double b = __shfl_sync(0xffffffffu, run, static_cast<int>(j));
         if (lane == 0) sum += b;
       }
     }

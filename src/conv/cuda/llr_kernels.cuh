@@ -4,8 +4,9 @@
 // its sum taken in the host's order (fast_kernel.cpp ScanLlrs): blocks of 4096 values; in a block
 // four float accumulators, value i into accumulator i mod 4 in order up to the last whole four,
 // combined as (a0 + a1) + (a2 + a3) in double, then the block's last values added in double; the
-// blocks' sums added in order in double. Float additions in one order are the same IEEE
-// operations on both sides, so the scale, and hence the bits, equal the host's.
+// blocks' sums added in order in double within runs of 2^20 values (kLlrScanRun), the runs' sums
+// in order. Float additions in one order are the same IEEE operations on both sides, so the scale,
+// and hence the bits, equal the host's.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -236,13 +236,16 @@ TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
 
 // Fewer long host frames than threads: each frame is made int8 over all the plan's threads
 // (detail::quantize_frame), and decides as one thread's quantizer (a plan of one thread) and the
-// device's (float LLRs in device memory) make it: auto and fixed scale, float and hard bits; a NaN
-// late in the second frame is named as the one-thread path names it.
+// device's (float LLRs in device memory, the scale's runs on a warp's lanes) make it: auto and
+// fixed scale, float and hard bits; a NaN late in the second frame is named as the one-thread path
+// names it.
 TEST(ConvCudaStream, LongHostFramesAreMadeInt8OverThreadsAsByOne) {
   SKIP_WITHOUT_GPU();
   const conv_code code(7, {0171, 0133});
   const auto pattern = puncture_pattern::none(2);
-  const std::size_t N = 300001, frames = 2;  // 600014 LLRs a frame: 2.3 tasks of 2^18
+  // 2 200 014 LLRs a frame: 2.1 of the automatic scale's runs of 2^20 values, summed at once on
+  // the host's threads and on the device's lanes.
+  const std::size_t N = 1100001, frames = 2;
   const encoder enc(code, pattern, N, termination::zero_tail);
   const std::size_t n = enc.shape().coded_bits;
   std::vector<float> llr(frames * n);
