@@ -350,10 +350,7 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
         const auto frame = received.frame(f);
         buffer.resize(frame.size());
         try {
-          const double scale = fixed_scale > 0 ? fixed_scale : auto_llr_scale(frame);
-          if (fixed_scale > 0) detail::require_finite(frame);
-          detail::quantize_llrs(frame.data(), frame.size(), static_cast<float>(scale),
-                                buffer.data());
+          detail::quantize_frame(frame, fixed_scale, buffer.data(), 1);
         } catch (const std::exception& error) {
           throw detail::frame_error(f, error.what());
         }
@@ -404,7 +401,7 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
       [&](std::size_t f, std::vector<std::int8_t>& buffer) {
         const auto frame = received.frame(f);
         buffer.resize(frame.size());
-        for (std::size_t i = 0; i < frame.size(); ++i) buffer[i] = frame[i] ? -1 : 1;
+        detail::harden_frame(frame, buffer.data(), 1);
         return std::span<const std::int8_t>(buffer);
       });
 }

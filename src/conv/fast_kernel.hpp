@@ -93,11 +93,12 @@ void pair_tables_two(const std::int8_t* llr_pairs0, const std::int8_t* llr_pairs
 
 // q[i] = round-half-even(clamp(llr[i] * scale, -127, 127)) as int8 (llr finite).
 void quantize_llrs(const float* llr, std::size_t n, float scale, std::int8_t* q);
+// Values per run of scan_llrs's sum.
+inline constexpr std::size_t kLlrScanRun = std::size_t{1} << 20;
 // The sum of |llr[i]| (summed in one order on every target: blocks of 4096 values, their sums
 // added in order within runs of kLlrScanRun values, the runs' sums in order; a range of whole runs
 // from a run's start has the sums of the same runs) and the index of the first value that is not
 // finite (n if none).
-inline constexpr std::size_t kLlrScanRun = std::size_t{1} << 20;
 struct llr_scan {
   double sum_abs = 0;
   std::size_t first_not_finite = 0;

@@ -32,8 +32,8 @@ inline std::string not_finite_message(float value, std::size_t index) {
 }
 
 // The automatic scale of a frame of n values whose |L| sum to sum_abs: its mean |L| -> 31.75
-// (1 when every value is 0).
-inline double auto_scale_of_sum(double sum_abs, std::size_t n) {
+// (1 when every value is 0). constexpr, so that the device quantizer's kernel uses it too.
+constexpr double auto_scale_of_sum(double sum_abs, std::size_t n) {
   return sum_abs <= 0 ? 1.0 : 31.75 / (sum_abs / static_cast<double>(n));
 }
 

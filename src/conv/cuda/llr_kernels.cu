@@ -130,9 +130,9 @@ __global__ void llr_block_sums4_kernel(const float* llr, frames_view v,
 // l, l + 32, ... of kRunBlocks sum blocks (the host's runs of kLlrScanRun values): each block's
 // (a0 + a1) + (a2 + a3) in double, plus its last n mod 4 values, added in order into the run's
 // sum; lane 0 adds the 32 lanes' run sums of each round in order, the host's order. The scale is
-// 31.75 / (sum / n) (1 when the sum is 0), or the fixed scale, as float, the type the host
-// quantizer takes. (One long chain over every block, a shuffle per block, held one frame of 2^30
-// values 9 ms on an H200; runs of 256 blocks take 32 lanes at once.)
+// auto_scale_of_sum's, or the fixed scale, as float, the type the host quantizer takes. (One long
+// chain over every block, a shuffle per block, held one frame of 2^30 values 9 ms on an H200; runs
+// of 256 blocks take 32 lanes at once.)
 __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* partial,
                                  double fixed_scale, float* scale) {
   constexpr unsigned kRunBlocks = kLlrScanRun / kSumBlock;
@@ -170,8 +170,7 @@ __global__ void llr_scale_kernel(const float* llr, frames_view v, const float* p
         if (lane == 0) sum += b;
       }
     }
-    if (lane == 0)
-      scale[f] = static_cast<float>(sum <= 0 ? 1.0 : 31.75 / (sum / static_cast<double>(v.n)));
+    if (lane == 0) scale[f] = static_cast<float>(auto_scale_of_sum(sum, v.n));
   }
 }
 
