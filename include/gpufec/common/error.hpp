@@ -36,7 +36,7 @@ class backend_unavailable : public invalid_argument {
  public:
   using invalid_argument::invalid_argument;
 };
-// A CUDA runtime failure; the message holds file, line, call and CUDA's own error string.
+// A CUDA runtime failure: what failed and CUDA's own words, the source place last (for a report).
 class cuda_error : public error {
  public:
   using error::error;

@@ -1,4 +1,4 @@
-// The run-time tables of kernel instantiations (see cuda_kernel_tables.cuh).
+// The run-time tables of kernel instantiations (see kernel_tables.cuh).
 #include <array>
 #include <utility>
 
@@ -50,6 +50,10 @@ std::array<fb_step_fn, sizeof...(J)> fb_step_table(std::integer_sequence<int, J.
 }
 
 }  // namespace
+
+gamma_fn gamma_general_for(bool f64) {
+  return f64 ? gamma_kernel<double> : gamma_kernel<float>;
+}
 
 gamma_warp_fn gamma_warp_for(int W, bool nosub) {
   return kernel_for_width<gamma_warp_kernels>(W, nosub);

@@ -11,6 +11,8 @@ namespace gpufec::sync::cuda_detail {
 
 enum app_source : int;
 
+using gamma_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, int, int, int,
+                          void*, double*);
 using gamma_warp_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, float*,
                                double*, int);
 using gamma_beta_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, double*,
@@ -25,6 +27,11 @@ using app_fn = void (*)(device_geometry, device_frames, const std::uint32_t*, in
                         const void*, const double*, const double*, double*, std::uint32_t*, double*,
                         int*, unsigned*);
 
+// gamma_kernel<double> or <float>, the general gamma kernel. Every kernel the plan sizes and the
+// engine launches is taken from these tables, never named in two translation units: each unit
+// holds its own copy of a template kernel, and the plan's cudaFuncSetAttribute (shared memory
+// above 48 KB) applies to the copy it names only, so a launch through another unit's copy fails.
+gamma_fn gamma_general_for(bool f64);
 // gamma_warp_kernel, gamma_beta_kernel and gamma_beta_frame_kernel for a row of W = M_n entries, 2
 // <= W <= 32 (else null), on a channel with (nosub false) or without substitutions.
 gamma_warp_fn gamma_warp_for(int W, bool nosub);

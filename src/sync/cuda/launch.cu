@@ -6,7 +6,6 @@
 #include "sync/cuda/kernels/alpha_beta_kernels.cuh"
 #include "sync/cuda/kernels/app_kernel.cuh"
 #include "sync/cuda/kernels/folded_kernels.cuh"
-#include "sync/cuda/kernels/gamma_kernel.cuh"
 #include "sync/cuda/kernels/gamma_warp_kernel.cuh"
 
 namespace gpufec::sync::cuda_detail {
@@ -27,12 +26,8 @@ void cuda_engine::launch_gamma(const device_geometry& g, const device_frames& b,
   } else {
     const int tiles = (g.M + s.By - 1) / s.By;
     const dim3 grid(static_cast<unsigned>(indices * tiles), static_cast<unsigned>(count));
-    if (plan_.f64_lattice)
-      gamma_kernel<double><<<grid, s.threads, s.shared, st>>>(
-          g, b, codewords_.get(), s.Bx, s.By, tiles, static_cast<double*>(gamma), gsum);
-    else
-      gamma_kernel<float><<<grid, s.threads, s.shared, st>>>(
-          g, b, codewords_.get(), s.Bx, s.By, tiles, static_cast<float*>(gamma), gsum);
+    gamma_general_for(plan_.f64_lattice)<<<grid, s.threads, s.shared, st>>>(
+        g, b, codewords_.get(), s.Bx, s.By, tiles, gamma, gsum);
   }
   GPUFEC_CUDA_CHECK_LAUNCH("gamma_kernel");
 }

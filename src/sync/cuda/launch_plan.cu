@@ -11,7 +11,6 @@
 #include "sync/cuda/kernels/alpha_beta_kernels.cuh"
 #include "sync/cuda/kernels/app_kernel.cuh"
 #include "sync/cuda/kernels/folded_kernels.cuh"
-#include "sync/cuda/kernels/gamma_kernel.cuh"
 #include "sync/cuda/kernels/gamma_warp_kernel.cuh"
 #include "sync/plan/cuda_backend.hpp"
 
@@ -119,8 +118,7 @@ void plan_gamma(cuda_plan& p, const device_geometry& dg) {
     const std::size_t T = static_cast<std::size_t>(lanes) * states;
     return align16(real_bytes * dg.row_len * T) + 8 * dg.Mn * T;
   };
-  p.gamma = p.f64_lattice ? pick(p, dg, gamma_kernel<double>, Bx, dg.M, gamma_shared)
-                          : pick(p, dg, gamma_kernel<float>, Bx, dg.M, gamma_shared);
+  p.gamma = pick(p, dg, gamma_general_for(p.f64_lattice), Bx, dg.M, gamma_shared);
 }
 
 // alpha/beta: one block per (frame, direction). First choice: a thread per state and the two

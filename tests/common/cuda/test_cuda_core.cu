@@ -187,6 +187,37 @@ TEST(CudaCore, OccupancyHelpersReadTheDevice) {
   GPUFEC_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+__global__ void unopted_shared_kernel(float* out) {
+  extern __shared__ float scratch[];
+  scratch[threadIdx.x] = 2.0f;
+  __syncthreads();
+  out[threadIdx.x] = scratch[threadIdx.x];
+}
+
+// A launch the runtime refuses (dynamic shared memory above 48 KB without the opt-in) is reported
+// as what failed and why, in words, with the source place last, never as a bare path.
+TEST(CudaCore, ARefusedLaunchSaysWhatFailedInWords) {
+  SKIP_WITHOUT_GPU();
+  device_buffer<float> out(32);
+  unopted_shared_kernel<<<1, 32, 64 * 1024>>>(out.get());
+  try {
+    GPUFEC_CUDA_CHECK_LAUNCH("unopted_shared_kernel");
+    FAIL() << "the launch should have been refused";
+  } catch (const cuda_error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("the GPU could not run unopted_shared_kernel: ", 0), 0u) << message;
+    EXPECT_NE(message.find("cudaErrorInvalidValue"), std::string::npos) << message;
+    EXPECT_NE(message.find("[tests/common/cuda/test_cuda_core.cu:"), std::string::npos)
+        << message;
+  }
+  try {
+    GPUFEC_CUDA_CHECK(cudaMemcpy(out.get(), nullptr, 4, cudaMemcpyHostToDevice));
+    FAIL() << "a copy from a null pointer should fail";
+  } catch (const cuda_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("CUDA cudaMemcpy failed: ", 0), 0u) << e.what();
+  }
+}
+
 TEST(CudaCore, TheRegistryKnowsThisBuildAndDevice) {
   SKIP_WITHOUT_GPU();
   EXPECT_TRUE(cuda_compiled());

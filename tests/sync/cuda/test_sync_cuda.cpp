@@ -71,6 +71,49 @@ TEST(SyncCuda, FullLatticeDoubleLatticeUnknownEndAndPriors) {
   compare(code, ch, {}, data.received, "priors", priors.data());
 }
 
+// The full lattice over small q with substitutions, at channel rates whose drift limits give
+// the general gamma kernel more than the 48 KB of shared memory a block gets without opting in
+// (q = 4, n = 4, N = 60 at Pi = Pd = 0.03: 57 KB per block of 4 D lanes x 54 states), in both
+// lattice precisions, both frame ends and every storage mode. The plan must only choose shapes
+// the launch can run: a kernel sized in one translation unit and launched through another's copy
+// fails there (cudaErrorInvalidValue) once its shared memory needs the opt-in.
+TEST(SyncCuda, FullLatticeSmallAlphabetsWithSubstitutionsEveryStorageMode) {
+  SKIP_WITHOUT_GPU();
+  struct full_case {
+    int q, n, N;
+    double pi, pd, ps;
+  };
+  bool opted_in = false;  // some case must need the opt-in, or the test covers nothing new
+  for (const full_case& c :
+       {full_case{4, 4, 60, 0.03, 0.03, 0.01}, full_case{4, 4, 60, 0.03, 0.03, 0},
+        full_case{2, 3, 80, 0.05, 0.04, 0.02}, full_case{3, 2, 50, 0.02, 0.03, 0.03},
+        full_case{8, 5, 40, 0.04, 0.02, 0.01}, full_case{4, 4, 60, 0.01, 0.01, 0.01}}) {
+    const bsid_params ch{c.pi, c.pd, c.ps};
+    const tvb_code code = tvb_code::random(c.q, c.n, c.N, 31 + c.q * 7 + c.N);
+    const auto data = testing::make_frames(code, ch, 977 + c.N, 5);
+    for (real_kind r : {real_kind::f64, real_kind::f32})
+      for (bool end_known : {true, false})
+        for (storage_mode s : {storage_mode::global, storage_mode::compact, storage_mode::local}) {
+          decoder_options o;
+          o.lattice = lattice_mode::full;
+          o.lattice_real = r;
+          o.end_known = end_known;
+          o.storage = s;
+          const std::string what =
+              cat("q ", c.q, " n ", c.n, " N ", c.N, " Pi ", c.pi, " Pd ", c.pd, " Ps ", c.ps, " ",
+                  to_string(r), " end ", end_known, " ", to_string(s));
+          compare(code, ch, o, data.received, what);
+          const std::string text = decoder_plan(code, ch, o, backend::cuda, 5).describe();
+          const std::size_t at = text.find("gamma: block");
+          if (at != std::string::npos) {
+            const std::size_t shared = text.find("shared ", at);
+            opted_in = opted_in || std::stoul(text.substr(shared + 7)) > 48 * 1024;
+          }
+        }
+  }
+  EXPECT_TRUE(opted_in) << "no case needed more than 48 KB of shared memory";
+}
+
 TEST(SyncCuda, UndecodableFramesInABatchAreReportedAndOthersDecode) {
   SKIP_WITHOUT_GPU();
   const bsid_params ch{0.01, 0.01, 0};

@@ -11,11 +11,13 @@ namespace gpufec::sync::cuda_detail {
 // tx = t % Bx (D = tx, tx + Bx, ...), state ty = t / Bx (m' = tile * By + ty).
 // Shared: lattice rows real[row_len][T], then partial sums double[Mn][T].
 // Writes gsum(k, m') (k = delta - m_n^-; see gsum_block) for every (m', delta) of the tile (0
-// where invalid) and, when `gamma` is non-null, R at gamma[f][i][m'][delta][D].
+// where invalid) and, when `gamma_out` is non-null, R at gamma[f][i][m'][delta][D] (real-typed:
+// both instantiations share one signature, so one table entry serves the plan and the launch).
 template <class real>
 __global__ void gamma_kernel(device_geometry g, device_frames b, const std::uint32_t* codewords,
-                             int Bx, int By, int m_tiles, real* gamma, double* gsum) {
+                             int Bx, int By, int m_tiles, void* gamma_out, double* gsum) {
   extern __shared__ __align__(16) unsigned char smem[];
+  real* const gamma = static_cast<real*>(gamma_out);
   const int T = blockDim.x, t = threadIdx.x, tx = t % Bx, ty = t / Bx;
   const int f = blockIdx.y, i = g.index0 + blockIdx.x / m_tiles;
   const int mp = (blockIdx.x % m_tiles) * By + ty;
