@@ -47,8 +47,9 @@ struct decoder_options {
   double Pr = 1e-10;  // probability of drift outside the frame limits (and, per codeword, Pr_N)
   storage_mode storage = storage_mode::automatic;
   lattice_mode lattice = lattice_mode::corridor;
-  real_kind lattice_real = real_kind::f32;  // receiver metric (lattice and gamma storage)
-  real_kind fb_real = real_kind::f64;       // alpha, beta, L (the CPU reference is always f64)
+  // Receiver metric (lattice and gamma storage); alpha, beta and L are computed in double on
+  // every backend.
+  real_kind lattice_real = real_kind::f32;
   // Frame end: known (drift rho - tau) or unknown, with the drift pmf Pr{S_tau = m} as prior
   // (then symbols beyond tau + m are ignored, as when a frame is cut from a stream).
   bool end_known = true;

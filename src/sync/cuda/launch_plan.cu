@@ -252,8 +252,6 @@ void plan_fold(cuda_plan& p, const device_geometry& dg) {
 cuda_plan plan_cuda(const geometry& g, const decoder_options& o, std::size_t max_batch,
                     const cuda_plan_request& r) {
   require(g.alphabet == 2, "the CUDA decoder supports the binary channel alphabet only");
-  require(o.fb_real == real_kind::f64,
-          "the CUDA decoder computes alpha/beta/L in double (fb_real = float is not implemented)");
   const cuda::device_limits limits = cuda::current_device_limits();
   cuda_plan p;
   p.sm_count = limits.sm_count;

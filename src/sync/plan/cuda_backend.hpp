@@ -21,7 +21,7 @@ struct cuda_plan_request {
 };
 
 // Throws out_of_memory when not one frame fits the budget, invalid_argument for what the CUDA
-// decoder does not implement (a non-binary alphabet, fb_real = float).
+// decoder does not implement (a non-binary alphabet).
 cuda_plan plan_cuda(const geometry& g, const decoder_options& options, std::size_t max_batch,
                     const cuda_plan_request& request);
 

@@ -56,9 +56,6 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
       detail::bytes_per_frame(g, storage_mode::global, options_.lattice_real, backend::cpu);
 
   if (summary_.where == backend::cpu) {
-    require(
-        options_.fb_real == real_kind::f64,
-        "the CPU decoder computes alpha/beta/L in double only (fb_real = float is a CUDA option)");
     const std::size_t concurrent =
         std::min<std::size_t>(max_batch, static_cast<std::size_t>(omp_get_max_threads()));
     summary_.storage = plan_cpu_storage(g, options_, concurrent);
@@ -174,8 +171,8 @@ std::string decoder_plan::describe() const {
      << " tau=" << code_.tau() << " | Pi=" << channel_.Pi << " Pd=" << channel_.Pd
      << " Ps=" << channel_.Ps << " Pr=" << options_.Pr << "\n"
      << "  backend " << to_string(s.where) << ", storage " << to_string(s.storage) << ", lattice "
-     << to_string(options_.lattice) << " (" << to_string(options_.lattice_real) << "), alpha/beta "
-     << to_string(options_.fb_real) << ", frame end " << (options_.end_known ? "known" : "unknown")
+     << to_string(options_.lattice) << " (" << to_string(options_.lattice_real)
+     << "), alpha/beta double, frame end " << (options_.end_known ? "known" : "unknown")
      << "\n  drift limits: frame [" << s.frame.lo << ", " << s.frame.hi
      << "] M_tau=" << s.frame.size() << ", codeword [" << s.codeword.lo << ", " << s.codeword.hi
      << "] M_n=" << s.codeword.size() << "\n  gamma per frame (global) " << s.gamma_bytes_per_frame
