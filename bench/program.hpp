@@ -10,7 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 
 namespace gpufec::bench {
 
@@ -29,6 +31,8 @@ struct bad_option : std::runtime_error {
 template <class Own, class Body>
 int run_program(int argc, char** argv, std::string_view name, std::string_view usage, Own&& own,
                 Body&& body) {
+  record_command_line(argc, argv);
+  const double started = seconds_since_epoch();
   program_options options;
   try {
     for (int a = 1; a < argc; ++a) {
@@ -51,7 +55,10 @@ int run_program(int argc, char** argv, std::string_view name, std::string_view u
   try {
     output_file json;
     if (!options.json_path.empty()) json = output_file(options.json_path);
-    const nlohmann::json document = body(options);
+    nlohmann::json document = body(options);
+    // Where the figures come from (a GPU when one is present: the programs run their CUDA rows
+    // then).
+    document["provenance"] = provenance(started, cuda_device_count() > 0);
     if (json) {
       json.write(document.dump(2) + "\n");
       json.commit();

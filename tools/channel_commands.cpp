@@ -106,8 +106,8 @@ struct awgn_options {
 action channel_awgn(CLI::App& cmd) {
   auto o = std::make_shared<awgn_options>();
   add_io(cmd, o->io, false);
-  auto* ebn0 = cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB (with --rate)")->check(finite());
-  auto* esn0 = cmd.add_option("--esn0", o->esn0, "Es/N0 in dB")->check(finite());
+  auto* ebn0 = cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB (with --rate)")->check(snr_db());
+  auto* esn0 = cmd.add_option("--esn0", o->esn0, "Es/N0 in dB")->check(snr_db());
   ebn0->excludes(esn0);
   cmd.add_option("--rate", o->rate, "code rate R of the bits sent, for Eb/N0")
       ->check(in_range(1e-6, 1))

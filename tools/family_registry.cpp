@@ -6,9 +6,12 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 
+#include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/provenance.hpp"
 
 namespace gpufec::cli {
 
@@ -76,6 +79,18 @@ std::vector<gpufec::backend> bench_options::resolved_backends() const {
   return {gpufec::backend::cpu};
 }
 
+std::ostream& bench_options::table() const {
+  return json_path == "-" ? std::cerr : std::cout;
+}
+
+void bench_options::write_json(output_file& json, nlohmann::json document, double started,
+                               bool gpu) const {
+  if (!json) return;
+  document["provenance"] = provenance(started, gpu);
+  json.write(document.dump(2) + "\n");
+  json.commit();
+}
+
 CLI::Validator unsigned_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
@@ -112,6 +127,10 @@ CLI::Validator greater_than(double lo) {
 
 CLI::Validator finite() {
   return number_check("", [](double) { return std::string(); });
+}
+
+CLI::Validator snr_db() {
+  return in_range(-channel::max_ebn0_db, channel::max_ebn0_db);
 }
 
 CLI::Validator sweep_validator() {

@@ -32,9 +32,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/error.hpp"
@@ -89,6 +92,12 @@ struct bench_options {
   int threads = 0;
   std::string json_path;
   std::vector<gpufec::backend> resolved_backends() const;
+  // Where the table goes: standard error when the JSON document takes standard output (--json -),
+  // so that each stream holds one clean thing.
+  std::ostream& table() const;
+  // Writes `document` with its provenance (the run began at `started`, seconds since the epoch;
+  // `gpu`: whether CUDA rows ran) to the --json output opened before the work, and commits it.
+  void write_json(output_file& json, nlohmann::json document, double started, bool gpu) const;
 };
 
 struct info_options {};
@@ -123,6 +132,8 @@ CLI::Validator at_least(double lo);
 CLI::Validator greater_than(double lo);
 // A finite number.
 CLI::Validator finite();
+// An Eb/N0 or Es/N0 in dB, within the range every channel accepts (channel::max_ebn0_db).
+CLI::Validator snr_db();
 // A sweep text ("0:8:1", "1e-3,1e-2") checked with sim::parse_sweep at parse time.
 CLI::Validator sweep_validator();
 

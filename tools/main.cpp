@@ -1,5 +1,6 @@
 // gpufec: the command-line frame. It owns the shared options and the exit-status contract
-// (0 success, 1 run-time error, 2 bad command line, 130 interrupted), builds `simulate`, `decode`,
+// (0 success, 1 run-time error, 2 bad command line, 128 + the signal when a signal ended it: 130
+// Ctrl-C, 143 SIGTERM, 129 SIGHUP), builds `simulate`, `decode`,
 // `encode`, `bench` and `info` from the family table (family_registry.hpp), `channel` from the
 // channels (channel_commands.cpp), and answers a bare `info` itself.
 #include <unistd.h>
@@ -17,13 +18,14 @@
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 
 namespace gpufec::cli {
 namespace {
 
 constexpr const char* exit_statuses =
     "\nExit status: 0 success, 1 run-time error, 2 invalid command line, 130 interrupted "
-    "(Ctrl-C).";
+    "(Ctrl-C), 143 terminated (SIGTERM), 129 hung up (SIGHUP).";
 
 constexpr const char* examples = R"(
 Examples:
@@ -44,6 +46,7 @@ Every subcommand has --help with its own examples.
 int print_info() {
   const build_info b = get_build_info();
   std::cout << "gpufec " << b.version << "\n"
+            << "  git commit:        " << git_commit() << "\n"
             << "  build type:        " << b.build_type << "\n"
             << "  CUDA backend:      " << (b.cuda ? "compiled" : "not compiled") << "\n";
   if (b.cuda) {
@@ -180,8 +183,8 @@ extern "C" void on_terminating_signal(int signal) {
 }
 
 int run(int argc, char** argv) {
-  std::signal(SIGINT, on_terminating_signal);
-  std::signal(SIGTERM, on_terminating_signal);
+  record_command_line(argc, argv);
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) std::signal(signal, on_terminating_signal);
   CLI::App app{"gpufec: fast channel decoders on the GPU, with an exact CPU reference", "gpufec"};
   app.footer(std::string(examples) + exit_statuses);
   app.set_version_flag("--version", get_build_info().version);
@@ -258,9 +261,10 @@ int run(int argc, char** argv) {
     for (const auto& [cmd, act] : actions)
       if (cmd->parsed()) {
         const int status = act();
-        // Standard output is an output too: a table written into a full disk is an error.
+        // Standard output is an output too: a table written into a full disk is an error (a run
+        // a signal ended keeps its signal's status: its terminal may be gone).
         std::cout.flush();
-        if (std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        if (status == 0 && (std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout))) {
           std::cerr << "gpufec: error: failed writing standard output\n";
           return 1;
         }

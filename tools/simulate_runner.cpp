@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
+#include <memory>
 
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
@@ -17,30 +19,56 @@ namespace gpufec::cli {
 namespace {
 
 std::atomic<bool> interrupt_requested{false};
-static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
+std::atomic<int> interrupt_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free && std::atomic<int>::is_always_lock_free,
+              "the signal handler needs lock-free atomics");
 
-// First Ctrl-C: finish the current point cleanly. Second: leave at once (async-signal-safe _exit).
-extern "C" void on_sigint(int) {
-  if (interrupt_requested.exchange(true)) {
+// The signals that end a sweep cleanly: Ctrl-C, a termination (a batch system's time limit, kill)
+// and a hang-up (the terminal closed).
+constexpr int sweep_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// First signal: finish the current point cleanly (marked interrupted) and write the reports.
+// Second: leave at once (async-signal-safe _exit), with the first signal's status.
+extern "C" void on_sweep_signal(int signal) {
+  int first = 0;
+  if (!interrupt_signal.compare_exchange_strong(first, signal)) {
     remove_temporary_files();
-    _exit(130);
+    _exit(128 + first);
   }
+  interrupt_requested = true;
 }
 
-// Installs the handler for the lifetime of a sweep and restores the previous one after.
-class sigint_guard {
+// Installs the handler for the lifetime of a sweep and restores the previous ones after.
+class signal_guard {
  public:
-  sigint_guard() {
+  signal_guard() {
     interrupt_requested = false;
-    previous_ = std::signal(SIGINT, on_sigint);
+    interrupt_signal = 0;
+    for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
+      previous_[k] = std::signal(sweep_signals[k], on_sweep_signal);
   }
-  ~sigint_guard() { std::signal(SIGINT, previous_); }
-  sigint_guard(const sigint_guard&) = delete;
-  sigint_guard& operator=(const sigint_guard&) = delete;
+  ~signal_guard() {
+    for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
+      std::signal(sweep_signals[k], previous_[k]);
+  }
+  signal_guard(const signal_guard&) = delete;
+  signal_guard& operator=(const signal_guard&) = delete;
 
  private:
-  void (*previous_)(int) = SIG_DFL;
+  void (*previous_[std::size(sweep_signals)])(int) = {};
 };
+
+std::string signal_name(int signal) {
+  switch (signal) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+  }
+  return signal ? cat("signal ", signal) : std::string();
+}
 
 // The table on stdout, the report files, and a progress line on stderr: rewritten in place at most
 // every 0.2 s when stderr is a terminal (erased before each table row, so pipes never see it), or
@@ -96,8 +124,10 @@ class cli_observer final : public sim::observer {
 
 int run_simulation(const sim::family& fam, std::string_view sweep_option, const std::string& sweep,
                    const simulate_options& common) {
-  const sigint_guard guard;  // from the start: a Ctrl-C during the set-up ends the run cleanly
+  const signal_guard guard;  // from the start: a signal during the set-up ends the run cleanly
   const std::vector<double> points = sim::parse_sweep(sweep);
+  // Every point is checked before the first runs: a sweep never fails at its last point for a
+  // value it could have refused at once.
   for (const double p : points) {
     try {
       fam.validate_point(p);
@@ -105,27 +135,47 @@ int run_simulation(const sim::family& fam, std::string_view sweep_option, const 
       throw usage_error(cat(sweep_option, " ", p, ": ", e.what()));
     }
   }
+  // The thread count first: CPU plans size their memory by the threads that will run.
+  use_threads(common.threads);
   const sim::options opt = common.simulator_options();
-  sim::run_description run = sim::describe(fam, opt);
+  sim::run_description run = sim::describe(fam, opt, points);
+  if (common.json_path == "-" && common.csv_path == "-")
+    throw usage_error("--json - and --csv - both ask for standard output; give one a file");
   distinct_paths({}, {{"--json", common.json_path}, {"--csv", common.csv_path}});
   for (const std::string& path : {common.json_path, common.csv_path})
-    if (!path.empty()) output_file(path).discard();  // a bad path fails now, before any work
-  // The first point's chain, made once before any output: its plan checks its memory needs up
-  // front (an impossible request fails here, before the table and the files), and the header
-  // shows it.
-  if (!points.empty())
-    run.first_plan =
-        fam.make_chain(points.front(), sim::point_seed(opt.seed, points.front()))->details();
-  // The files are written whole after each point: a sweep that dies keeps its finished points.
+    if (!path.empty() && path != "-")
+      output_file(path).discard();  // a bad path fails now, before any work
+  // The chain of the point that needs the most memory, made before any output: its plan checks
+  // its memory needs up front (an impossible request fails here, before the table and the
+  // files), and the header shows it. It runs its own point when that point is the first.
+  std::unique_ptr<sim::chain> first_chain;
+  if (!points.empty()) {
+    run.plan_point = fam.largest_point(points);
+    std::unique_ptr<sim::chain> ch =
+        fam.make_chain(run.plan_point, sim::point_seed(opt.seed, run.plan_point));
+    run.first_plan = ch->details();
+    if (run.plan_point == points.front()) first_chain = std::move(ch);
+  }
+  // A document on standard output takes it whole: the table then goes to stderr.
+  const bool table_on_stderr = common.json_path == "-" || common.csv_path == "-";
+  std::ostream& table_stream = table_on_stderr ? std::cerr : std::cout;
   sim::report_files files(common.json_path, common.csv_path, run);
-  sim::table_printer table(std::cout, run);
+  sim::table_printer table(table_stream, run);
   table.print_header();
   cli_observer obs(table, files, run.sweep_name, common.progress);
-  const sim::sweep_result result = sim::run_sweep(fam, points, opt, &obs, &interrupt_requested);
-  table.print_footer(result);
-  std::cout.flush();
-  require<error>(!std::cout.fail(), "failed writing the table to standard output");
-  return result.interrupted ? 130 : 0;
+  const sim::sweep_result result =
+      sim::run_sweep(fam, points, opt, &obs, &interrupt_requested, std::move(first_chain));
+  const std::string signal = signal_name(interrupt_signal.load());
+  files.finish(result, signal);
+  table.print_footer(result, signal);
+  table_stream.flush();
+  if (result.status == sim::run_status::failed)
+    throw error(cat(run.sweep_name, " = ", result.points.back().point, ": ", result.error));
+  if (result.interrupted())
+    return 128 + (interrupt_signal.load() ? interrupt_signal.load() : SIGINT);
+  require<error>(!table_stream.fail(), "failed writing the table to standard ",
+                 table_on_stderr ? "error" : "output");
+  return 0;
 }
 
 }  // namespace gpufec::cli

@@ -6,14 +6,13 @@
 
 namespace gpufec::channel {
 
-namespace {
-void require_finite(double v, const char* name) {
-  require(std::isfinite(v), name, " must be a finite number (", name, " = ", v, ")");
+void check_ebn0(double ebn0_db) {
+  require(std::isfinite(ebn0_db) && std::abs(ebn0_db) <= max_ebn0_db, "Eb/N0 must lie in [-",
+          max_ebn0_db, ", ", max_ebn0_db, "] dB (Eb/N0 = ", ebn0_db, " dB)");
 }
-}  // namespace
 
 double esn0_from_ebn0(double ebn0_db, double rate, int bits_per_symbol) {
-  require_finite(ebn0_db, "Eb/N0");
+  check_ebn0(ebn0_db);
   require(std::isfinite(rate) && rate > 0.0 && rate <= 1.0,
           "the code rate must lie in (0, 1] (rate = ", rate, ")");
   require(bits_per_symbol >= 1,
@@ -22,7 +21,9 @@ double esn0_from_ebn0(double ebn0_db, double rate, int bits_per_symbol) {
 }
 
 double sigma_from_esn0(double esn0_db) {
-  require_finite(esn0_db, "Es/N0");
+  // Beyond 300 dB either way sigma^2 leaves [1e-30, 1e30]: LLRs would overflow or vanish in float.
+  require(std::isfinite(esn0_db) && std::abs(esn0_db) <= 300,
+          "Es/N0 must lie in [-300, 300] dB (Es/N0 = ", esn0_db, " dB)");
   return std::sqrt(1.0 / (2.0 * std::pow(10.0, esn0_db / 10.0)));
 }
 

@@ -13,6 +13,8 @@ struct device_queries {
   int (*runtime_version)();
   int (*device_count)();  // never throws: 0 without a driver or a GPU
   std::vector<cuda_device_info> (*devices)();
+  int (*driver_version)();  // the CUDA version the driver supports (13000), 0 when unknown
+  int (*current_device)();  // the device this thread's CUDA work goes to
 };
 struct device_queries_entry {
   using factory = const device_queries*;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/encoder.hpp"
@@ -124,7 +125,7 @@ sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
 }
 
 void sim_family::validate_point(double ebn0_db) const {
-  require(std::isfinite(ebn0_db), "Eb/N0 must be a finite number of dB (Eb/N0 = ", ebn0_db, ")");
+  channel::check_ebn0(ebn0_db);
 }
 
 sim::fields sim_family::parameters() const {

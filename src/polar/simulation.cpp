@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/polar/encoder.hpp"
 
@@ -164,8 +165,7 @@ sim::fields sim_family::parameters() const {
 }
 
 void sim_family::validate_point(double ebn0_db) const {
-  require(std::isfinite(ebn0_db) && ebn0_db >= -200 && ebn0_db <= 200,
-          "Eb/N0 must lie in [-200, 200] dB (Eb/N0 = ", ebn0_db, " dB)");
+  channel::check_ebn0(ebn0_db);
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {

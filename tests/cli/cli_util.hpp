@@ -83,9 +83,9 @@ class cli_test : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-// Runs gpufec with `args` (its output into `log`), sends SIGINT after `after`, and returns the exit
-// status and the seconds from the signal to the exit (or -1 and a large time when it did not exit
-// within `limit`, in which case it is killed).
+// Runs gpufec with `args` (its output into `log`), sends `signal` (SIGINT: Ctrl-C) after `after`,
+// and returns the exit status and the seconds from the signal to the exit (or -1 and a large time
+// when it did not exit within `limit`, in which case it is killed).
 struct interrupted_run {
   int status = -1;
   double seconds_after_signal = 0;
@@ -93,7 +93,7 @@ struct interrupted_run {
 inline interrupted_run run_and_interrupt(const std::vector<std::string>& args,
                                          const std::string& log, std::chrono::milliseconds after,
                                          std::chrono::seconds limit = std::chrono::seconds(20),
-                                         bool send = true) {
+                                         bool send = true, int signal = SIGINT) {
   const pid_t pid = fork();
   if (pid == 0) {
     FILE* out = std::freopen(log.c_str(), "w", stdout);
@@ -109,7 +109,7 @@ inline interrupted_run run_and_interrupt(const std::vector<std::string>& args,
     _exit(127);
   }
   std::this_thread::sleep_for(after);
-  if (send) kill(pid, SIGINT);
+  if (send) kill(pid, signal);
   const auto sent = std::chrono::steady_clock::now();
   interrupted_run r;
   for (;;) {

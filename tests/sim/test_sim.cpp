@@ -1,11 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include "gpufec/common/error.hpp"
+#include "gpufec/sim/report.hpp"
 #include "gpufec/sim/simulator.hpp"
 #include "gpufec/uncoded/uncoded.hpp"
 
@@ -49,10 +53,13 @@ struct scripted_chain final : chain {
   std::uint64_t* frames_run;
   std::size_t batch;
   std::chrono::milliseconds delay{0};
+  bool fails = false;  // throws on its second call, as a device or a decoder can
+  int calls = 0;
   frame_shape shape() const override { return {100, 25, 4, true}; }
   std::size_t preferred_batch() const override { return batch; }
   double run(std::uint64_t first, std::vector<frame_outcome>& outcomes,
              const stop_token&) override {
+    if (fails && calls++ == 1) throw cuda_error("the GPU could not run a_kernel: a fault");
     for (std::size_t i = 0; i < outcomes.size(); ++i) {
       const auto it = script.find(first + i);
       outcomes[i] = it == script.end() ? frame_outcome{} : it->second;
@@ -67,17 +74,19 @@ struct scripted_family final : family {
   std::map<std::uint64_t, frame_outcome> script;
   std::size_t batch = 64;
   std::chrono::milliseconds delay{0};
+  std::optional<double> fails_at;  // the point whose chain throws after its first batch
   mutable std::uint64_t frames_run = 0;
   std::string name() const override { return "scripted"; }
   std::string sweep_name() const override { return "x"; }
   std::string backend() const override { return "cpu"; }
   fields parameters() const override { return {}; }
-  std::unique_ptr<chain> make_chain(double, std::uint64_t) const override {
+  std::unique_ptr<chain> make_chain(double point, std::uint64_t) const override {
     auto c = std::make_unique<scripted_chain>();
     c->script = script;
     c->frames_run = &frames_run;
     c->batch = batch;
     c->delay = delay;
+    c->fails = fails_at == point;
     return c;
   }
 };
@@ -145,7 +154,7 @@ TEST(StoppingRule, MaxTimeAndInterruptEndAPoint) {
   std::atomic<bool> interrupt{true};
   const std::vector<double> points = {0, 1, 2};
   const sweep_result s = run_sweep(fam, points, opt, nullptr, &interrupt);
-  EXPECT_TRUE(s.interrupted);
+  EXPECT_TRUE(s.interrupted());
   EXPECT_TRUE(s.points.empty());
   const point_result cut = run_point(fam, 0.0, 0, opt, &interrupt);
   EXPECT_EQ(cut.reason, stop_reason::interrupted);
@@ -157,6 +166,91 @@ TEST(StoppingRule, RequiresSomeLimit) {
   options opt;
   opt.stop.max_fe = 0;
   EXPECT_THROW(run_point(fam, 0.0, 0, opt), invalid_argument);
+}
+
+// A chain that fails ends its point (counts so far kept, reason failed, the message) and the
+// sweep, which says it failed; later points are not run.
+TEST(Sweep, AFailingChainEndsItsPointAndTheSweepSayingWhy) {
+  scripted_family fam = errors_at_3_5_9_20();
+  fam.batch = 4;
+  fam.fails_at = 2.0;
+  options opt;
+  opt.stop.max_frames = 40;
+  const std::vector<double> points = {1.0, 2.0, 3.0};
+  const sweep_result s = run_sweep(fam, points, opt);
+  EXPECT_EQ(s.status, run_status::failed);
+  ASSERT_EQ(s.points.size(), 2u);
+  EXPECT_EQ(s.points[0].reason, stop_reason::max_frames);
+  EXPECT_EQ(s.points[1].reason, stop_reason::failed);
+  EXPECT_EQ(s.points[1].frames, 4u) << "the first batch was counted";
+  EXPECT_NE(s.error.find("a_kernel"), std::string::npos) << s.error;
+  EXPECT_EQ(s.points[1].error, s.error);
+  // A chain that cannot even be made fails the same way, with no frames: no rates.
+  struct unmakeable final : family {
+    std::string name() const override { return "x"; }
+    std::string sweep_name() const override { return "x"; }
+    std::string backend() const override { return "cpu"; }
+    fields parameters() const override { return {}; }
+    std::unique_ptr<chain> make_chain(double, std::uint64_t) const override {
+      throw out_of_memory("needs 1 TiB");
+    }
+  };
+  const sweep_result t = run_sweep(unmakeable{}, points, opt);
+  EXPECT_EQ(t.status, run_status::failed);
+  ASSERT_EQ(t.points.size(), 1u);
+  EXPECT_FALSE(t.points[0].has_rates());
+  EXPECT_EQ(t.error, "needs 1 TiB");
+}
+
+// Reports: the points requested, the status, and undefined rates (a point of 0 frames) as null in
+// the JSON, empty in the CSV and '-' in the table, never 0; a requested point not run is a CSV
+// line of its own; provenance.
+TEST(Report, StatusRequestedPointsAndUndefinedRates) {
+  scripted_family fam = errors_at_3_5_9_20();
+  options opt;
+  opt.stop.max_frames = 40;
+  const std::vector<double> points = {1.0, 2.0, 3.0};
+  run_description run = describe(fam, opt, points);
+  sweep_result s;
+  s.points.push_back(run_point(fam, 1.0, 0, opt));
+  std::atomic<bool> interrupt{true};  // the second point is cut before its first frame
+  s.points.push_back(run_point(fam, 2.0, 1, opt, &interrupt));
+  s.status = run_status::interrupted;
+  ASSERT_EQ(s.points[1].frames, 0u);
+  const nlohmann::json j = to_json(run, s, "SIGTERM");
+  EXPECT_EQ(j["status"], "interrupted");
+  EXPECT_EQ(j["completed"], false);
+  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_EQ(j["signal"], "SIGTERM");
+  EXPECT_TRUE(j["error"].is_null());
+  EXPECT_EQ(j["points_requested"], nlohmann::json({1.0, 2.0, 3.0}));
+  ASSERT_EQ(j["points"].size(), 2u);
+  EXPECT_TRUE(j["points"][0]["fer"].is_number());
+  for (const char* key : {"ber", "fer", "ser", "ber_ci95", "fer_ci95", "ser_ci95", "decoder_mbps"})
+    EXPECT_TRUE(j["points"][1][key].is_null()) << key;
+  EXPECT_FALSE(j["provenance"]["started_utc"].get<std::string>().empty());
+  EXPECT_FALSE(j["provenance"]["git_commit"].get<std::string>().empty());
+  EXPECT_GT(j["provenance"]["host"]["hardware_threads"].get<int>(), 0);
+  const std::string csv = to_csv(run, s);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; (next = csv.find('\n', at)) != std::string::npos; at = next + 1)
+    lines.push_back(csv.substr(at, next - at));
+  ASSERT_EQ(lines.size(), 4u) << csv;  // the header and the three requested points
+  EXPECT_NE(lines[2].find(",interrupted,1,2,"), std::string::npos) << lines[2];
+  EXPECT_NE(lines[2].find(",,,,,,,,,"), std::string::npos) << "empty rates: " << lines[2];
+  EXPECT_NE(lines[3].find(",interrupted,2,3,"), std::string::npos) << lines[3];
+  EXPECT_EQ(lines[3].substr(lines[3].size() - 8), ",not-run") << lines[3];
+  for (const std::string& line : lines)  // every line has the header's fields
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','),
+              std::count(lines[0].begin(), lines[0].end(), ','))
+        << line;
+  std::ostringstream table;
+  table_printer printer(table, run);
+  printer.on_point(s.points[1]);
+  printer.print_footer(s, "SIGTERM");
+  EXPECT_EQ(table.str().find("0.000e+00"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("interrupted by SIGTERM"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("2 of 3 point(s) run, the others not"), std::string::npos);
 }
 
 std::vector<point_result> uncoded_sweep(int threads, std::size_t batch) {

@@ -8,6 +8,7 @@
 #include "conv/code_options.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 #include "gpufec/conv/puncture.hpp"
 
 namespace gpufec::cli {
@@ -54,7 +55,7 @@ action bench_conv(CLI::App& cmd, const bench_options& common) {
       ->check(in_range(1, 1000))
       ->capture_default_str();
   cmd.add_option("--ebn0", c.ebn0_db, "Eb/N0 of the frames in dB")
-      ->check(finite())
+      ->check(snr_db())
       ->capture_default_str();
   return [o, &common] {
     // The CPU rows always run (the CUDA rows' ratios are against them); cuda, and all or auto
@@ -62,6 +63,7 @@ action bench_conv(CLI::App& cmd, const bench_options& common) {
     // 1), never a run of CPU rows only.
     bool cuda = false;
     for (const backend b : common.resolved_backends()) cuda |= b == backend::cuda;
+    const double started = seconds_since_epoch();
     output_file json;  // opened before any work: a bad path fails at once
     if (!common.json_path.empty()) json = output_file(common.json_path);
     conv::bench_config cfg = o->config;
@@ -69,12 +71,8 @@ action bench_conv(CLI::App& cmd, const bench_options& common) {
     cfg.threads = common.threads;
     cfg.cuda = cuda;
     const conv::bench_result result = conv::run_bench(cfg);
-    std::cout << conv::format_table(result, cfg);
-    std::cout.flush();
-    if (json) {
-      json.write(conv::to_json(result, cfg).dump(2) + "\n");
-      json.commit();
-    }
+    common.table() << conv::format_table(result, cfg) << std::flush;
+    common.write_json(json, conv::to_json(result, cfg), started, cuda);
     return 0;
   };
 }

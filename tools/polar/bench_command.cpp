@@ -8,6 +8,7 @@
 
 #include "family_registry.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 #include "polar/bench.hpp"
 #include "polar/code_options.hpp"
 
@@ -42,7 +43,7 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
                  "beyond)")
       ->check(construction_validator());
   cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB of the frames' LLRs")
-      ->check(finite())
+      ->check(snr_db())
       ->capture_default_str();
   cmd.add_option("--sc-update", o->sc_updates, "fast SC rows: sp and/or minsum (comma list)")
       ->delimiter(',')
@@ -93,6 +94,7 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
       if (o->construct == "5g" && N > 1024)
         throw usage_error(cat("--construct 5g is defined for N <= 1024 (--N ", N, ")"));
     }
+    const double started = seconds_since_epoch();
     output_file json;  // opened before any work: a bad path fails at once
     if (!common.json_path.empty()) json = output_file(common.json_path);
     polar::bench_config cfg;
@@ -122,13 +124,11 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
     cfg.cuda_refills.clear();
     for (const auto& name : o->refills)
       cfg.cuda_refills.push_back(parse_name<polar::refill_policy>(name, "--refill"));
-    std::cout << polar::format_header(cfg) << std::flush;
+    std::ostream& table = common.table();
+    table << polar::format_header(cfg) << std::flush;
     const auto rows = polar::run_bench(
-        cfg, [](const polar::bench_row& r) { std::cout << polar::format_row(r) << std::flush; });
-    if (json) {
-      json.write(polar::to_json(rows, cfg).dump(2) + "\n");
-      json.commit();
-    }
+        cfg, [&table](const polar::bench_row& r) { table << polar::format_row(r) << std::flush; });
+    common.write_json(json, polar::to_json(rows, cfg), started, cuda);
     return 0;
   };
 }

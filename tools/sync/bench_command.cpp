@@ -4,6 +4,7 @@
 
 #include "family_registry.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 #include "sync/bench.hpp"
 
 namespace gpufec::cli {
@@ -59,6 +60,7 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
   return [o, &common] {
     if (o->n < 31 && o->q > (1 << o->n))
       throw usage_error(cat("--q ", o->q, " exceeds 2^n = ", 1 << o->n, " (--n ", o->n, ")"));
+    const double started = seconds_since_epoch();
     output_file json;  // opened before any work: a bad path fails at once
     if (!common.json_path.empty()) json = output_file(common.json_path);
     sync::bench_config cfg;
@@ -76,11 +78,8 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
     // throws here, never a run of CPU rows only.
     for (auto b : common.resolved_backends()) cfg.cuda |= b == backend::cuda;
     const auto rows = sync::run_bench(cfg);
-    std::cout << sync::format_table(rows);
-    if (json) {
-      json.write(sync::to_json(rows, cfg).dump(2) + "\n");
-      json.commit();
-    }
+    common.table() << sync::format_table(rows) << std::flush;
+    common.write_json(json, sync::to_json(rows, cfg), started, cfg.cuda);
     return 0;
   };
 }

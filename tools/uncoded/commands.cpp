@@ -11,6 +11,7 @@
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
+#include "gpufec/common/provenance.hpp"
 #include "gpufec/common/sample_file.hpp"
 #include "gpufec/uncoded/uncoded.hpp"
 
@@ -127,28 +128,33 @@ action bench_uncoded(CLI::App& cmd, const bench_options& common) {
   cmd.add_option("--frames", o->frames, "frames per backend")
       ->check(unsigned_integer() & at_least(1))
       ->capture_default_str();
-  cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB")->check(finite())->capture_default_str();
+  cmd.add_option("--ebn0", o->ebn0, "Eb/N0 in dB")->check(snr_db())->capture_default_str();
   return [o, &common] {
     use_threads(common.threads);
+    const double started = seconds_since_epoch();
     output_file json;  // opened before any work: a bad path fails at once
     if (!common.json_path.empty()) json = output_file(common.json_path);
     std::vector<bench_row> rows;
-    std::printf(
-        "# gpufec bench uncoded: BPSK/AWGN, K = %llu, Eb/N0 = %g dB, %llu frames, %d "
-        "OpenMP threads\n",
-        static_cast<unsigned long long>(o->info_bits), o->ebn0,
-        static_cast<unsigned long long>(o->frames), omp_get_max_threads());
-    std::printf("# %7s | %10s | %12s | %12s | %10s | %10s\n", "backend", "frames", "dec Mb/s",
-                "chain Mb/s", "dec s", "chain s");
+    std::ostream& table = common.table();
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "# gpufec bench uncoded: BPSK/AWGN, K = %llu, Eb/N0 = %g dB, %llu frames, %d "
+                  "OpenMP threads\n# %7s | %10s | %12s | %12s | %10s | %10s\n",
+                  static_cast<unsigned long long>(o->info_bits), o->ebn0,
+                  static_cast<unsigned long long>(o->frames), omp_get_max_threads(), "backend",
+                  "frames", "dec Mb/s", "chain Mb/s", "dec s", "chain s");
+    table << line << std::flush;
+    bool gpu = false;
     for (const gpufec::backend b : common.resolved_backends()) {
       rows.push_back(bench_backend(*o, b, common.seed));
+      gpu |= b == gpufec::backend::cuda;
       const bench_row& r = rows.back();
-      std::printf("  %7s | %10llu | %12.1f | %12.1f | %10.4f | %10.4f\n", r.backend.c_str(),
-                  static_cast<unsigned long long>(r.frames), r.decoder_mbps, r.chain_mbps,
-                  r.decoder_seconds, r.chain_seconds);
-      std::fflush(stdout);
+      std::snprintf(line, sizeof line, "  %7s | %10llu | %12.1f | %12.1f | %10.4f | %10.4f\n",
+                    r.backend.c_str(), static_cast<unsigned long long>(r.frames), r.decoder_mbps,
+                    r.chain_mbps, r.decoder_seconds, r.chain_seconds);
+      table << line << std::flush;
     }
-    if (!common.json_path.empty()) {
+    if (json) {
       nlohmann::json j;
       j["family"] = "uncoded";
       j["parameters"] = {{"K", o->info_bits},
@@ -164,8 +170,7 @@ action bench_uncoded(CLI::App& cmd, const bench_options& common) {
                                 {"chain_seconds", r.chain_seconds},
                                 {"decoder_mbps", r.decoder_mbps},
                                 {"chain_mbps", r.chain_mbps}});
-      json.write(j.dump(2) + "\n");
-      json.commit();
+      common.write_json(json, j, started, gpu);
     }
     return 0;
   };

@@ -47,6 +47,11 @@ GPUFEC_HD_INLINE std::uint8_t hard_decision(float llr) {
   return llr < 0.0f ? 1 : 0;
 }
 
+// The Eb/N0 every gpufec simulation and channel accepts, in dB: [-200, 200]. Within it sigma stays
+// in [1e-10, 1e10] for any rate down to 1e-6, so LLRs are finite and nonzero in float.
+inline constexpr double max_ebn0_db = 200;
+// Throws invalid_argument naming the value when Eb/N0 (dB) is not finite or outside the range.
+void check_ebn0(double ebn0_db);
 // Noise standard deviation for Eb/N0 in dB, code rate R in (0, 1] and m bits per symbol.
 double sigma_from_ebn0(double ebn0_db, double rate = 1.0, int bits_per_symbol = 1);
 // Noise standard deviation for Es/N0 in dB (unit symbol energy).

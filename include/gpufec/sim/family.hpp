@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,10 @@ class family {
   // Throws invalid_argument naming the value when `point` is not a valid sweep value (p = 1.5),
   // so a command line can refuse it before any work.
   virtual void validate_point(double /*point*/) const {}
+  // Of a sweep's points (none empty), the one whose chain needs the most memory: a command line
+  // makes its chain before anything runs, so that a sweep that cannot fit fails at once rather
+  // than at its last point. Memory does not depend on the point for most families.
+  virtual double largest_point(std::span<const double> points) const { return points.front(); }
   // The chain for sweep value `point`, drawing randomness from `seed` (already mixed with the
   // point's value by the simulator).
   virtual std::unique_ptr<chain> make_chain(double point, std::uint64_t seed) const = 0;

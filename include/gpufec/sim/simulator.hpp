@@ -6,11 +6,15 @@
 // simulated past that frame are ignored. Hence the counts depend only on (seed, point value) and
 // the rule, never on batch size, threads, backend or the other points swept. max_time_s (wall
 // clock) and an interrupt also end a point, within about a second (chains and decoders check a
-// stop_token inside a batch): such points are not reproducible, and say so (stop_reason).
+// stop_token inside a batch): such points are not reproducible, and say so (stop_reason). A chain
+// that fails (an error from the decoder, the device, the memory) ends its point with
+// stop_reason::failed and the message, keeping the frames counted so far, and ends the sweep:
+// sweep_result::status says whether a sweep ran every point it was asked for.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,8 +49,15 @@ struct options {
   int threads = 0;               // OpenMP threads for CPU chains; 0 = OpenMP's default
 };
 
-enum class stop_reason { max_fe, max_frames, max_time, interrupted };
+enum class stop_reason { max_fe, max_frames, max_time, interrupted, failed };
 std::string to_string(stop_reason r);
+
+// A sweep as a whole: running (some points still to come: what a report written between points
+// says, so a run killed outright leaves a file that says it is not finished), complete (every
+// point requested ran to its stopping rule), interrupted (a signal cut a point short; later points
+// were not run) or failed (an error ended a point; later points were not run).
+enum class run_status { running, complete, interrupted, failed };
+std::string to_string(run_status s);
 
 // Counts of one point, fed frame by frame; knows when the stopping rule fires.
 class point_counter {
@@ -79,7 +90,12 @@ struct point_result {
   double decoder_mbps = 0;          // simulated information bits / decoder_seconds / 1e6
   double chain_mbps = 0;            // simulated information bits / chain_seconds / 1e6
   stop_reason reason = stop_reason::max_fe;
+  std::string error;  // stop_reason::failed: what failed
   fields details;
+  // Rates exist only for a point that counted frames (one cut short before its first frame has
+  // none: its BER, FER and SER are undefined, never 0).
+  bool has_rates() const { return frames > 0; }
+  bool has_ber() const { return has_rates() && shape.has_ber(); }
 };
 
 // Live counts while a point runs (for a progress line).
@@ -103,16 +119,24 @@ class observer {
 };
 
 struct sweep_result {
-  std::vector<point_result> points;
-  bool interrupted = false;
+  std::vector<point_result> points;  // the points run, in sweep order (the last may be cut short)
+  run_status status = run_status::running;
+  std::string error;  // run_status::failed: the failing point's message
+  bool interrupted() const { return status == run_status::interrupted; }
 };
 
-// Simulates one point. `interrupt` (may be null) ends it within about a second when set.
+// Simulates one point. `interrupt` (may be null) ends it within about a second when set. Invalid
+// options throw invalid_argument before any work; a chain that cannot be made or fails while it
+// runs gives a result with stop_reason::failed (see above). `made`: the point's chain, when the
+// caller already has it.
 point_result run_point(const family& fam, double point, std::size_t index, const options& opt,
                        const std::atomic<bool>* interrupt = nullptr, observer* obs = nullptr,
-                       std::size_t points = 1);
-// Simulates every point in order; an interrupt ends the current point and the sweep.
+                       std::size_t points = 1, std::unique_ptr<chain> made = nullptr);
+// Simulates every point in order; an interrupt ends the current point and the sweep, and so does a
+// failed point. `first_chain`, when given, is the chain already made for points[0] (a caller that
+// made it to check its memory before any output), used instead of a second one.
 sweep_result run_sweep(const family& fam, std::span<const double> points, const options& opt,
-                       observer* obs = nullptr, const std::atomic<bool>* interrupt = nullptr);
+                       observer* obs = nullptr, const std::atomic<bool>* interrupt = nullptr,
+                       std::unique_ptr<chain> first_chain = nullptr);
 
 }  // namespace gpufec::sim

@@ -5,6 +5,7 @@
 // chains see identical frames (the CUDA chain simulates the channel on the GPU).
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -64,6 +65,10 @@ class sim_family final : public sim::family {
   std::string sweep_name() const override { return "p"; }
   std::string backend() const override;
   void validate_point(double p) const override { (void)channel_at(setup_, p); }
+  // The largest p: Pi and Pd grow with p, and the drift limits (the state space) with them.
+  double largest_point(std::span<const double> points) const override {
+    return *std::max_element(points.begin(), points.end());
+  }
   sim::fields parameters() const override;
   std::unique_ptr<sim::chain> make_chain(double point, std::uint64_t seed) const override;
 

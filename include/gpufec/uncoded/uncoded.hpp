@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/backend.hpp"
 #include "gpufec/sim/awgn_chain.hpp"
 #include "gpufec/sim/family.hpp"
@@ -34,6 +35,7 @@ class family final : public sim::family {
   std::string sweep_name() const override { return "Eb/N0"; }
   std::string backend() const override { return to_string(backend_); }
   sim::fields parameters() const override;
+  void validate_point(double ebn0_db) const override { channel::check_ebn0(ebn0_db); }
   std::unique_ptr<sim::chain> make_chain(double ebn0_db, std::uint64_t seed) const override;
 
  private:

@@ -48,7 +48,20 @@ std::vector<cuda_device_info> devices() {
   return out;
 }
 
-constexpr device_queries queries{&runtime_version, &device_count, &devices};
+int driver_version() {
+  int v = 0;
+  if (cudaDriverGetVersion(&v) != cudaSuccess) return 0;
+  return v;
+}
+
+int current_device() {
+  int d = 0;
+  GPUFEC_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+constexpr device_queries queries{&runtime_version, &device_count, &devices, &driver_version,
+                                 &current_device};
 const register_cuda_backend<device_queries_entry> registered{&queries};
 
 }  // namespace
