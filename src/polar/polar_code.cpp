@@ -84,40 +84,90 @@ std::string construction_spec::to_string() const {
   }
 }
 
-std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t N, std::uint32_t K,
-                                           std::string_view source) {
-  std::vector<std::uint32_t> indices;
-  index_set which = index_set::frozen;
+frozen_set_file parse_frozen_set_file(std::string_view text, std::string_view source) {
+  frozen_set_file file;
   std::istringstream in{std::string(text)};
   std::string line, word;
   std::size_t line_number = 0;
-  std::vector<std::size_t> lines;  // of each index, for messages
+  bool set_named = false;
+  // A header value: a decimal integer in [1, 2^20].
+  auto header = [&](std::istringstream& words, const char* key) {
+    std::string value, extra;
+    if (!(words >> value))
+      throw format_error(cat(source, " line ", line_number, ": missing value for '", key, "'"));
+    if (words >> extra)
+      throw format_error(cat(source, " line ", line_number, ": trailing garbage after '", key, " ",
+                             value, "': '", extra, "'"));
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+    if (value[0] == '-' || value[0] == '+' || end != value.c_str() + value.size() || v < 1 ||
+        v > (1u << 20))
+      throw format_error(cat(source, " line ", line_number, ": '", key, " ", value,
+                             "' is not a length in [1, 2^20]"));
+    return static_cast<std::uint32_t>(v);
+  };
   while (std::getline(in, line)) {
     ++line_number;
     line = line.substr(0, line.find('#'));
     std::replace(line.begin(), line.end(), ',', ' ');
     std::istringstream words(line);
     while (words >> word) {
-      if (indices.empty() && (word == "frozen" || word == "info")) {
-        which = word == "frozen" ? index_set::frozen : index_set::info;
+      if (file.indices.empty() && !set_named && (word == "N" || word == "K")) {
+        std::uint32_t& slot = word == "N" ? file.N : file.K;
+        if (slot)
+          throw format_error(cat(source, " line ", line_number, ": duplicate '", word, "' line"));
+        slot = header(words, word == "N" ? "N" : "K");
+        break;
+      }
+      if (file.indices.empty() && !set_named && (word == "frozen" || word == "info")) {
+        file.which = word == "frozen" ? index_set::frozen : index_set::info;
+        set_named = true;
         continue;
       }
       char* end = nullptr;
       const unsigned long long v = std::strtoull(word.c_str(), &end, 10);
       if (word[0] == '-' || word[0] == '+' || end != word.c_str() + word.size() || v > (1u << 20))
         throw format_error(cat(source, " line ", line_number, ": '", word,
-                               "' is not an index (a number in [0, N) = [0, ", N, "))"));
-      indices.push_back(static_cast<std::uint32_t>(v));
-      lines.push_back(line_number);
+                               "' is not an index (a number in [0, N)",
+                               file.N ? cat(" = [0, ", file.N, ")") : std::string(), ")"));
+      file.indices.push_back(static_cast<std::uint32_t>(v));
+      file.lines.push_back(line_number);
     }
   }
-  const std::uint32_t expected = which == index_set::frozen ? N - K : K;
+  if (file.N && file.K && file.K > file.N)
+    throw format_error(cat(source, ": K = ", file.K, " exceeds N = ", file.N));
+  return file;
+}
+
+std::uint32_t frozen_set_file::implied_K(std::uint32_t length) const {
+  if (K) return K;
+  if (which == index_set::info) return static_cast<std::uint32_t>(indices.size());
+  return indices.size() < length ? length - static_cast<std::uint32_t>(indices.size()) : 0;
+}
+
+std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t N, std::uint32_t K,
+                                           std::string_view source) {
+  const frozen_set_file file = parse_frozen_set_file(text, source);
+  // A file that names its length and information bits is for that code only.
+  require(!file.N || file.N == N, "the frozen-set file ", source, " is for N = ", file.N,
+          " (its N line), not N = ", N);
+  require(!file.K || file.K == K, "the frozen-set file ", source, " is for K = ", file.K,
+          " (its K line), not K = ", K);
+  const std::uint32_t expected = file.which == index_set::frozen ? N - K : K;
   return mask_from_indices(
-      N, indices, which, expected,
-      [&](std::size_t i) { return cat(source, " line ", lines[i], ": index ", i); },
+      N, file.indices, file.which, expected,
+      [&](std::size_t i) { return cat(source, " line ", file.lines[i], ": index ", i); },
       [&](const std::string& why) {
         throw format_error(cat("frozen-set file ", source, ": ", why, " for N = ", N, ", K = ", K));
       });
+}
+
+frozen_set_file read_frozen_set_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw format_error(cat("cannot open the frozen-set file '", path, "'"));
+  std::ostringstream text;
+  text << file.rdbuf();
+  return parse_frozen_set_file(text.str(), path);
 }
 
 polar_code::polar_code(std::uint32_t N, std::uint32_t K, const construction_spec& spec,
@@ -208,7 +258,8 @@ std::string polar_code::describe() const {
 }
 
 void polar_code::write_frozen_set(std::ostream& os) const {
-  os << "# gpufec polar frozen set: " << describe() << "\n# " << frozen_positions_.size()
+  os << "# gpufec polar frozen set: " << describe() << "\nN " << N_ << "\nK " << K_ << "\n# "
+     << frozen_positions_.size()
      << " frozen indices of u (x = u F^(x)m, natural order), ascending\nfrozen\n";
   for (std::size_t i = 0; i < frozen_positions_.size(); ++i)
     os << frozen_positions_[i]

@@ -48,7 +48,7 @@ TEST_F(CliHonesty, EveryResultChangingParameterIsInTheOutputsAsTypedValues) {
                     path("code.txt"))
                 .status,
             1);  // no messages: an error, but the flags parse
-  sync::write_code_file(path("code.txt"), sync::tvb_code::random(8, 5, 12, 7).codebooks(), {});
+  sync::write_code_file(path("code.txt"), sync::tvb_code::random(8, 5, 12, 7).codebooks(), {}, 0);
   j = simulate("sync --backend cpu --codebook " + path("code.txt") + " --p 0.01 --max-frames 5");
   EXPECT_EQ(j["parameters"]["codebook"], path("code.txt"));
   EXPECT_EQ(j["parameters"]["codebook_fnv1a64"].get<std::string>().size(), 16u);

@@ -76,10 +76,14 @@ CLI::Validator bp_update_validator() {
 }
 
 void add_code_options(CLI::App& cmd, polar_code_options& o, bool systematic) {
-  cmd.add_option("--N", o.N, "code length, a power of two (5g: at most 1024)")
-      ->check(power_of_two_length())
-      ->capture_default_str();
-  cmd.add_option("--K", o.K, "information bits per codeword, in [1, N] (default N/2)")
+  o.N_option = cmd.add_option("--N", o.N,
+                              "code length, a power of two (5g: at most 1024; a frozen-set file "
+                              "with an N line gives it)")
+                   ->check(power_of_two_length())
+                   ->capture_default_str();
+  cmd.add_option("--K", o.K,
+                 "information bits per codeword, in [1, N] (default N/2; a frozen-set file "
+                 "gives it)")
       ->check(unsigned_integer() & at_least(1));
   cmd.add_option("--construct", o.construct,
                  "frozen set: 5g (TS 38.212 sequence), ga:SNR (Gaussian approximation) or "
@@ -94,16 +98,37 @@ void add_code_options(CLI::App& cmd, polar_code_options& o, bool systematic) {
 }
 
 polar::polar_code polar_code_options::code() const {
-  const std::uint32_t K_bits = info_bits();
-  if (K_bits < 1 || K_bits > N)
-    throw usage_error(cat("--K ", K_bits, " must lie in [1, N] = [1, ", N, "] (--N ", N, ")"));
   const auto spec = polar::construction_spec::parse(construct);
-  if (spec.method == polar::construction::nr5g && N > 1024)
-    throw usage_error(cat("--construct 5g is defined for N <= 1024 (--N ", N,
+  std::uint32_t length = N, K_bits = info_bits();
+  if (spec.method == polar::construction::file) {
+    // A frozen-set file fixes K (its K line, or its count) and, with an N line, N: options that
+    // say otherwise are refused, naming both; omitted, they come from the file.
+    const polar::frozen_set_file file = polar::read_frozen_set_file(spec.path);
+    if (file.N && N_option && N_option->count() && N != file.N)
+      throw usage_error(cat("--N ", N, " contradicts the frozen-set file '", spec.path,
+                            "' (N = ", file.N, ", its N line); leave --N out"));
+    if (file.N) length = file.N;
+    const std::uint32_t implied = file.implied_K(length);
+    const std::string from = file.K ? std::string("its K line")
+                                    : cat("its ", file.indices.size(), " ", name_of(file.which),
+                                          " indices at N = ", length);
+    if (K && *K != implied)
+      throw usage_error(cat("--K ", *K, " contradicts the frozen-set file '", spec.path,
+                            "' (K = ", implied, ", from ", from, "); leave --K out"));
+    if (implied < 1)
+      throw usage_error(
+          cat("the frozen-set file '", spec.path, "' leaves no information bit (", from, ")"));
+    K_bits = implied;
+  }
+  if (K_bits < 1 || K_bits > length)
+    throw usage_error(
+        cat("--K ", K_bits, " must lie in [1, N] = [1, ", length, "] (--N ", length, ")"));
+  if (spec.method == polar::construction::nr5g && length > 1024)
+    throw usage_error(cat("--construct 5g is defined for N <= 1024 (--N ", length,
                           "); use ga:SNR, bhatt:SNR or a frozen-set file"));
   const auto encoding = systematic ? polar::encoding::systematic : polar::encoding::non_systematic;
   try {
-    return polar::polar_code(N, K_bits, spec, encoding);
+    return polar::polar_code(length, K_bits, spec, encoding);
   } catch (const format_error&) {
     throw;  // the file's contents: exit 1, naming the file
   } catch (const invalid_argument& e) {

@@ -24,6 +24,8 @@ struct polar_code_options {
   std::string construct = "5g";
   bool systematic = false;
 
+  const CLI::Option* N_option = nullptr;  // to tell a given --N from its default
+
   std::uint32_t info_bits() const { return K ? *K : N / 2; }
   // The code (reads a frozen-set file once).
   polar::polar_code code() const;

@@ -23,13 +23,20 @@ sync::tvb_code sync_code_options::code(sync::code_source* source) const {
   if (n_option->count() && n != fn)
     throw usage_error(cat("--n ", n, " contradicts the codebook file '", codebook, "' (n = ", fn,
                           "); leave --n out"));
-  int positions = N_option->count() ? N : file.positions();
-  if (positions == 0) positions = N;  // one codebook: any N, the flag's (default 210)
-  if (!file.marker.empty() && positions != file.positions())
-    throw usage_error(cat("--N ", positions, " contradicts the marker of '", codebook, "' (",
-                          file.marker.size(), " symbols: N = ", file.positions(), ")"));
-  if (!file.marker.empty() && random_marker)
-    throw usage_error(cat("--marker random, but '", codebook, "' holds a marker of its own"));
+  // N: what the file fixes (its N header, its marker, or one codebook per position), else the
+  // flag's (a single codebook serves any N).
+  const int fixed = file.positions();
+  if (N_option->count() && fixed && N != fixed)
+    throw usage_error(cat("--N ", N, " contradicts the codebook file '", codebook, "' (N = ", fixed,
+                          ", from ", file.positions_source(), "); leave --N out"));
+  const int positions = fixed ? fixed : N;
+  if (static_cast<std::size_t>(positions) < file.codebooks.size())
+    throw usage_error(cat("--N ", positions, " is fewer positions than the ", file.codebooks.size(),
+                          " codebooks of '", codebook, "'"));
+  // The marker: the file's, unless the flag says otherwise, which contradicts a file holding one.
+  if (!file.marker.empty() && marker_option->count())
+    throw usage_error(cat("--marker ", marker, " contradicts the codebook file '", codebook,
+                          "', which holds a marker of its own; leave --marker out"));
   std::vector<std::uint8_t> mark = std::move(file.marker);
   src.fingerprint = file.fingerprint;
   if (!mark.empty()) src.marker = "file";
@@ -66,10 +73,11 @@ void add_code_options(CLI::App& cmd, sync_code_options& o) {
   cmd.add_option("--codebook-seed", o.codebook_seed, "seed of random codebooks and markers")
       ->check(unsigned_integer())
       ->capture_default_str();
-  cmd.add_option("--marker", o.marker,
-                 "none, or random: a pseudo-random watermark added onto the frame")
-      ->check(CLI::IsMember(names_of<sync_marker>()))
-      ->capture_default_str();
+  o.marker_option = cmd.add_option("--marker", o.marker,
+                                   "none, or random: a pseudo-random watermark added onto the "
+                                   "frame (a codebook file's own marker when it holds one)")
+                        ->check(CLI::IsMember(names_of<sync_marker>()))
+                        ->capture_default_str();
   cmd.add_option("--storage", o.storage,
                  "gamma storage: auto, global, compact (CUDA: sums over D kept) or local (a ring "
                  "of indices, the paper's)")

@@ -1,7 +1,7 @@
 // The options that describe a TVB code, its decoder and the BSID channel on the sync command lines
 // (simulate, decode, encode), and how they become library values. A codebook file fixes q and n
-// (and N when it holds a marker or one codebook per position): the flags then need not repeat them,
-// and may not contradict them.
+// (N when it has an N header, a marker or one codebook per position; the marker when it holds
+// one): the flags then need not repeat them, and may not contradict them (exit 2, naming both).
 #pragma once
 
 #include <optional>
@@ -24,7 +24,8 @@ struct sync_code_options {
   std::string storage = "auto", lattice = "corridor", lattice_real = "float", end = "known";
   double Pr = 1e-10;
   double memory_budget_mib = 0;
-  CLI::Option *q_option = nullptr, *n_option = nullptr, *N_option = nullptr;
+  CLI::Option *q_option = nullptr, *n_option = nullptr, *N_option = nullptr,
+              *marker_option = nullptr;
 
   // The code the options describe, and where it came from (for reports). Throws usage_error for
   // flags that contradict a codebook file or ask for q > 2^n, gpufec::error for a bad file.

@@ -177,7 +177,7 @@ action encode_sync(CLI::App& cmd, const encode_options& common) {
       code.encode(m, frames.append(static_cast<std::size_t>(code.tau())));
     if (!o->write_code.empty()) {
       // One codebook per position as the code uses them, or the code's own (cycled) codebooks.
-      sync::write_code_file(o->write_code, code.codebooks(), code.marker());
+      sync::write_code_file(o->write_code, code.codebooks(), code.marker(), code.N());
     }
     sync::write_received_file(o->output, frames, sync::parse_received_format(o->output_format));
     std::cerr << "gpufec: encoded " << messages.size() << " messages into frames of " << code.tau()

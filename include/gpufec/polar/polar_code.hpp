@@ -9,8 +9,10 @@
 // - Systematic: x_A = the information bits, ascending order, with u_F = 0 (computed as x =
 //   ((v G_N) with x_F cleared) G_N, v_A = info, v_F = 0, which is right when G_AA is its own
 //   inverse; the code checks that when it is built, see `polar_code`).
-// - A frozen-set file holds indices separated by white space or commas, '#' starts a comment; the
-//   first word may be `frozen` (the default) or `info` to say which set the indices are.
+// - A frozen-set file holds indices separated by white space or commas, '#' starts a comment; it
+//   may open with the lines `N <length>` and `K <information bits>` (which then fix the code it is
+//   for), and the first word after them may be `frozen` (the default) or `info` to say which set
+//   the indices are.
 #pragma once
 
 #include <array>
@@ -85,8 +87,23 @@ class polar_code {
   std::vector<std::uint32_t> frozen_positions_, info_positions_;
 };
 
-// Parses a frozen-set file's text (see above) for a code of length N with K information bits;
-// `source` names the file in messages. Returns the frozen mask.
+// A frozen-set file as written (see above): its header values (0 where absent), which set its
+// indices name, and the indices with the line of each (for messages).
+struct frozen_set_file {
+  std::uint32_t N = 0, K = 0;
+  index_set which = index_set::frozen;
+  std::vector<std::uint32_t> indices;
+  std::vector<std::size_t> lines;
+  // The information bits the file gives a code of this length: its K line, else its count (info
+  // indices) or the length less its count (frozen indices; 0 when there are too many).
+  std::uint32_t implied_K(std::uint32_t length) const;
+};
+// Parses a frozen-set file's text, `source` naming it in messages; throws format_error for a word
+// that is neither a header, the set's name nor an index.
+frozen_set_file parse_frozen_set_file(std::string_view text, std::string_view source);
+frozen_set_file read_frozen_set_file(const std::string& path);
+// The frozen mask a frozen-set file's text gives a code of length N with K information bits;
+// throws invalid_argument when its N or K line names another code, format_error for the rest.
 std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t N, std::uint32_t K,
                                            std::string_view source);
 

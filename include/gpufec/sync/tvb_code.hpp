@@ -64,25 +64,31 @@ class tvb_code {
   std::vector<std::uint8_t> table_;
 };
 
-// Codebook files (docs/formats.md): text, '#' comments, a header `q Q` and `n N`, then one or
-// more `codebook` sections of exactly q lines of n symbols each ('0'/'1', spaces ignored), then
-// optionally a `marker` section (its '0'/'1' symbols on any number of lines, a multiple of n).
-// Throws format_error naming the file, the line and the problem for anything malformed.
+// Codebook files (docs/formats.md): text, '#' comments, a header `q Q`, `n N` and optionally
+// `N P` (the code's positions), then one or more `codebook` sections of exactly q lines of n
+// symbols each ('0'/'1', spaces ignored), then optionally a `marker` section (its '0'/'1' symbols
+// on any number of lines, a multiple of n). Throws format_error naming the file, the line and the
+// problem for anything malformed or inconsistent (more codebooks than N, a marker of another N).
 struct code_file {
   std::vector<codebook> codebooks;
   std::vector<std::uint8_t> marker;  // empty: no marker section
   std::uint64_t fingerprint = 0;     // FNV-1a 64 of the file's bytes (for reports)
-  // Positions the file fixes: marker symbols / n, else the codebooks when more than one (one per
-  // position), else 0 (any N).
+  int header_positions = 0;          // the `N` header line's value (0: none)
+  // Positions the file fixes: its `N` header, else marker symbols / n, else the codebooks when
+  // more than one (one per position), else 0 (one codebook: any N).
   int positions() const {
+    if (header_positions) return header_positions;
     if (!marker.empty()) return static_cast<int>(marker.size() / codebooks.front().n);
     return codebooks.size() > 1 ? static_cast<int>(codebooks.size()) : 0;
   }
+  // What fixes positions(), for messages: "its N header", "its marker", "its 12 codebooks".
+  std::string positions_source() const;
 };
 code_file read_code_file(const std::string& path);
 code_file parse_code_file(const std::string& text, const std::string& source_name);
+// `positions` > 0 writes the `N` header (the code's N, so that the file fixes it).
 void write_code_file(const std::string& path, const std::vector<codebook>& codebooks,
-                     const std::vector<std::uint8_t>& marker);
+                     const std::vector<std::uint8_t>& marker, int positions);
 std::vector<codebook> read_codebook_file(const std::string& path);
 std::vector<codebook> parse_codebooks(const std::string& text, const std::string& source_name);
 void write_codebook_file(const std::string& path, const std::vector<codebook>& codebooks);

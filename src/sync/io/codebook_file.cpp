@@ -49,7 +49,7 @@ code_file parse_code_file(const std::string& text, const std::string& source_nam
   std::istringstream in(text);
   std::string raw;
   long lineno = 0;
-  int q = -1, n = -1;
+  int q = -1, n = -1, N = 0;  // N: the optional header's positions (0: not given)
   std::vector<codebook> books;
   std::vector<long> section_line;             // where each codebook section starts
   std::unordered_map<std::string, int> seen;  // codewords of the current codebook
@@ -74,7 +74,7 @@ code_file parse_code_file(const std::string& text, const std::string& source_nam
     if (words.empty()) continue;
     any_content = true;
     const std::string& key = words[0];
-    if (key == "q" || key == "n") {
+    if (key == "q" || key == "n" || key == "N") {
       if (!books.empty()) fail(lineno, "header line '", key, "' after the first codebook");
       if (words.size() < 2) fail(lineno, "missing value for '", key, "'");
       if (words.size() > 2)
@@ -83,10 +83,14 @@ code_file parse_code_file(const std::string& text, const std::string& source_nam
         if (q != -1) fail(lineno, "duplicate header line 'q'");
         q = static_cast<int>(parse_int(words[1], 2, 1L << 30));
         if (q < 0) fail(lineno, "invalid header: q = '", words[1], "' (an integer >= 2 is needed)");
-      } else {
+      } else if (key == "n") {
         if (n != -1) fail(lineno, "duplicate header line 'n'");
         n = static_cast<int>(parse_int(words[1], 1, 32));
         if (n < 0) fail(lineno, "invalid header: n = '", words[1], "' (an integer in [1, 32])");
+      } else {
+        if (N != 0) fail(lineno, "duplicate header line 'N'");
+        N = static_cast<int>(parse_int(words[1], 1, 1L << 24));
+        if (N < 0) fail(lineno, "invalid header: N = '", words[1], "' (an integer in [1, 2^24])");
       }
       continue;
     }
@@ -154,7 +158,21 @@ code_file parse_code_file(const std::string& text, const std::string& source_nam
   } else {
     close_section(lineno);
   }
-  return {std::move(books), std::move(marker), fnv1a64(text)};
+  if (N) {
+    if (books.size() > static_cast<std::size_t>(N))
+      fail(lineno, books.size(), " codebooks for N = ", N,
+           " positions (the header): a code uses at most one codebook per position");
+    if (!marker.empty() && marker.size() != static_cast<std::size_t>(N) * n)
+      fail(lineno, "the marker has ", marker.size(), " symbols, but N = ", N,
+           " positions of n = ", n, " need ", static_cast<long>(N) * n);
+  }
+  return {std::move(books), std::move(marker), fnv1a64(text), N};
+}
+
+std::string code_file::positions_source() const {
+  if (header_positions) return "its N header";
+  if (!marker.empty()) return cat("its marker of ", marker.size(), " symbols");
+  return cat("its ", codebooks.size(), " codebooks, one per position");
 }
 
 std::vector<codebook> parse_codebooks(const std::string& text, const std::string& source_name) {
@@ -176,11 +194,11 @@ std::vector<codebook> read_codebook_file(const std::string& path) {
 }
 
 void write_codebook_file(const std::string& path, const std::vector<codebook>& codebooks) {
-  write_code_file(path, codebooks, {});
+  write_code_file(path, codebooks, {}, 0);
 }
 
 void write_code_file(const std::string& path, const std::vector<codebook>& codebooks,
-                     const std::vector<std::uint8_t>& marker) {
+                     const std::vector<std::uint8_t>& marker, int positions) {
   require(!codebooks.empty(), "write_codebook_file: no codebook to write");
   const int q = codebooks[0].q, n = codebooks[0].n;
   require(q >= 2 && n >= 1 && n <= 32, "write_codebook_file: q = ", q, ", n = ", n, " are invalid");
@@ -199,6 +217,12 @@ void write_code_file(const std::string& path, const std::vector<codebook>& codeb
   os << "# gpufec codebook file: " << codebooks.size() << " codebook(s) of q = " << q
      << " codewords of n = " << n << " symbols\n";
   os << "q " << q << "\nn " << n << "\n";
+  if (positions > 0) {
+    require(codebooks.size() <= static_cast<std::size_t>(positions),
+            "write_code_file: ", codebooks.size(), " codebooks for N = ", positions, " positions");
+    os << "N " << positions << "  # positions: codebook i mod " << codebooks.size()
+       << " at position i\n";
+  }
   for (std::size_t c = 0; c < codebooks.size(); ++c) {
     os << "codebook  # " << c << "\n";
     for (int D = 0; D < q; ++D) {
