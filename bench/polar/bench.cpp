@@ -114,9 +114,11 @@ std::string bp_name(const bench_bp& b) {
   return "BP " + rule + " " + std::to_string(b.iterations);
 }
 
-decoder_options bp_options(const bench_bp& b, implementation path, bool early) {
+decoder_options bp_options(const bench_bp& b, implementation path, bool early,
+                           bp_schedule schedule) {
   decoder_options o;
   o.decoder = decoder_kind::bp;
+  o.schedule = schedule;
   o.update = b.rule;
   o.scale = b.scale;
   o.iterations = b.iterations;
@@ -169,7 +171,8 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
     for (const bench_bp& b : cfg.bp)
       for (const bool early : {false, true}) {
         const std::string name = bp_name(b) + (early ? " early" : "");
-        add(bp_options(b, implementation::fast, early), name, frames / (b.iterations > 10 ? 8 : 4));
+        add(bp_options(b, implementation::fast, early, cfg.schedule), name,
+            frames / (b.iterations > 10 ? 8 : 4));
         if (!cfg.cuda) continue;
         const double cpu_mbps = rows.back().info_mbps;
         const bool registers_apply =
@@ -182,7 +185,7 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
               if ((fp16 || kernel == cuda_kernel::registers) && !registers_apply) continue;
               if (fp16 && kernel == cuda_kernel::memory) continue;
               if (refill != cfg.cuda_refills.front() && !early) continue;
-              decoder_options o = bp_options(b, implementation::automatic, early);
+              decoder_options o = bp_options(b, implementation::automatic, early, cfg.schedule);
               o.precision = precision;
               o.kernel = kernel;
               o.refill = refill;
@@ -196,7 +199,8 @@ std::vector<bench_row> run_bench(const bench_config& cfg,
             }
       }
     for (const bench_bp& b : cfg.bp_reference)
-      add(bp_options(b, implementation::reference, false), bp_name(b) + " reference", frames / 32);
+      add(bp_options(b, implementation::reference, false, cfg.schedule), bp_name(b) + " reference",
+          frames / 32);
   }
   return rows;
 }
@@ -206,11 +210,12 @@ std::string format_header(const bench_config& cfg) {
   char line[512];
   std::snprintf(line, sizeof line,
                 "# gpufec bench polar: BPSK/AWGN LLRs at Eb/N0 %g dB, K = %s, construction %s, "
-                "seed %llu\n# median of %d decode calls after a warm-up, decoder only; fast path "
-                "%s (%zu codewords per vector); all threads = %d\n",
+                "seed %llu, BP schedule %s\n# median of %d decode calls after a warm-up, decoder "
+                "only; fast path %s (%zu codewords per vector); all threads = %d\n",
                 cfg.ebn0_db, cfg.K ? std::to_string(*cfg.K).c_str() : "N/2",
                 cfg.construct.empty() ? "5g (N <= 1024), ga:2.5 beyond" : cfg.construct.c_str(),
-                static_cast<unsigned long long>(cfg.seed), cfg.repeats,
+                static_cast<unsigned long long>(cfg.seed),
+                std::string(name_of(cfg.schedule)).c_str(), cfg.repeats,
                 probe.summary().simd_target.c_str(), probe.summary().lanes,
                 cfg.threads > 0 ? cfg.threads : omp_get_max_threads());
   std::string header = line;
@@ -242,6 +247,7 @@ nlohmann::json to_json(const std::vector<bench_row>& rows, const bench_config& c
         {"construction", cfg.construct.empty() ? "5g (N <= 1024), ga:2.5 beyond" : cfg.construct},
         {"repeats", cfg.repeats},
         {"seed", cfg.seed},
+        {"bp_schedule", std::string(name_of(cfg.schedule))},
         {"all_threads", cfg.threads > 0 ? cfg.threads : omp_get_max_threads()},
         {"simd_target", probe.summary().simd_target},
         {"lanes", probe.summary().lanes}}},

@@ -31,9 +31,10 @@ struct bench_config {
   std::string construct;           // empty: 5g up to N = 1024, ga:2.5 beyond
   double ebn0_db = 2.5;            // of the frames' BPSK/AWGN LLRs, at the rate K/N
   std::vector<update_rule> sc_fast{update_rule::min_sum, update_rule::sum_product};
-  std::vector<bench_bp> bp;            // each timed with early stopping off, then on
-  std::vector<bench_bp> bp_reference;  // the scalar BP reference, fixed iterations
-  int threads = 0;                     // "all threads": 0 = omp_get_max_threads()
+  std::vector<bench_bp> bp;                   // each timed with early stopping off, then on
+  std::vector<bench_bp> bp_reference;         // the scalar BP reference, fixed iterations
+  bp_schedule schedule = bp_schedule::lr_rl;  // of every BP row
+  int threads = 0;                            // "all threads": 0 = omp_get_max_threads()
   int repeats = 5;
   std::size_t frames = 0;  // per fast call; 0: 2^22 / N (about 4 Mbit at rate 1/2), at least 64
   std::uint64_t seed = 1;  // of the information bits and the noise (Philox streams, frame f)

@@ -1,11 +1,11 @@
 // The fast BP decoder: the reference's schedule and butterflies (bp_reference.cpp) on W codewords
 // at once, one per lane of a Highway vector; OpenMP spreads groups of W codewords over threads.
 //
-// Same results as the reference, lane by lane: the channel LLRs enter through the scalar rule's
-// from_llr (so the LR rule's exp is libm's, as in the reference) and soft outputs leave through
-// its to_llr; in between every operation is the reference's (simd_rules-inl.hpp), so min-sum,
-// scaled min-sum and the LR rule are bit-exact and the LLR sum-product differs by the ulps of
-// Highway's Exp/Log1p.
+// Same results as the reference, lane by lane, in either schedule: the channel LLRs enter through
+// the scalar rule's from_llr (so the LR rule's exp is libm's, as in the reference) and soft outputs
+// leave through its to_llr; in between every operation is the reference's (simd_rules-inl.hpp), so
+// min-sum, scaled min-sum and the LR rule are bit-exact and the LLR sum-product differs by the ulps
+// of Highway's Exp/Log1p.
 //
 // Early stopping per codeword: a group runs until all its lanes passed the G-matrix check (or the
 // last iteration); a lane's outputs and iteration count are written when it first passes, so what
@@ -55,8 +55,14 @@ class bp_group_decoder {
     const float_tag d;
     const auto& frozen = a_.code->frozen_mask();
     using scalar = typename Rule::scalar;
+    const bool left_first = a_.options->schedule == bp_schedule::lr_rl;
     for (std::size_t j = 0; j < static_cast<std::size_t>(m_ + 1) * N_; ++j)
       hn::Store(hn::Set(d, scalar::unknown), d, a_.R + j * W_);
+    // Left first, the first sweep reads L_1 .. L_m: all but the channel start unknown (right
+    // first, the first sweep writes them before any read).
+    if (left_first)
+      for (std::size_t j = 0; j < static_cast<std::size_t>(m_) * N_; ++j)
+        hn::Store(hn::Set(d, scalar::unknown), d, a_.L + j * W_);
     for (std::size_t j = 0; j < N_; ++j)
       if (frozen[j]) hn::Store(hn::Set(d, scalar::frozen), d, a_.R + j * W_);
     std::uint32_t done = 0;  // bit l: lane l's outputs are written
@@ -64,8 +70,13 @@ class bp_group_decoder {
     const std::uint32_t all = W_ >= 32 ? ~0u : (1u << W_) - 1;
     const int iterations = a_.options->iterations;
     for (int it = 1; it <= iterations; ++it) {
-      sweep_right_to_left();
-      sweep_left_to_right();
+      if (left_first) {
+        sweep_left_to_right();
+        sweep_right_to_left();
+      } else {
+        sweep_right_to_left();
+        sweep_left_to_right();
+      }
       if (!a_.options->early_stop || it == iterations) continue;
       const std::uint32_t passed = decide_and_check() & ~done;
       for (std::size_t l = 0; l < W_; ++l)
@@ -74,13 +85,14 @@ class bp_group_decoder {
       if (done == all) return;
     }
     decide_and_check();
-    // Systematic lanes that did not pass still report (u^ G)_A: transform u^ once.
-    if (a_.code->systematic()) {
+    // Systematic lanes that did not pass report x^_A (left first) or (u^ G)_A: transform u^ once.
+    const float* systematic_x = left_first ? a_.x_hat : a_.check;
+    if (a_.code->systematic() && !left_first) {
       std::memcpy(a_.check, a_.u_hat, N_ * W_ * sizeof(float));
       transform(a_.check);
     }
     for (std::size_t l = 0; l < W_; ++l)
-      if (!(done >> l & 1)) write_lane(l, iterations, a_.check);
+      if (!(done >> l & 1)) write_lane(l, iterations, systematic_x);
   }
 
  private:

@@ -10,11 +10,13 @@
 //   R_(s+1)[j]   = sat(f(R_s[j], L_(s+1)[j+h] (+) R_s[j+h]))
 //   R_(s+1)[j+h] = sat(f(R_s[j], L_(s+1)[j]) (+) R_s[j+h])
 // Start: L_m = the channel (from_llr), R_0[j] = frozen ? rule.frozen : unknown, all else unknown.
-// One iteration = the right-to-left sweep s = m-1 down to 0 (every L_s), then the left-to-right
-// sweep s = 0 up to m-1 (every R_(s+1)). Within a stage the N/2 butterflies are independent (they
-// write one column and read others), so their order is free: a GPU runs them in parallel.
+// One iteration = the left-to-right sweep s = 0 up to m-1 (every R_(s+1)), then the right-to-left
+// sweep s = m-1 down to 0 (every L_s) with the lr_rl schedule; the two in the other order with
+// rl_lr. Within a stage the N/2 butterflies are independent (they write one column and read
+// others), so their order is free: a GPU runs them in parallel.
 // Decisions: u^_j = 0 if frozen, else hard(L_0[j] (+) R_0[j]); x^_j = hard(L_m[j] (+) R_m[j]).
-// Early stopping (G-matrix): after an iteration, stop when u^ G_N == x^.
+// Early stopping (G-matrix): after an iteration, stop when u^ G_N == x^. Outputs: u^_A, or for a
+// systematic code x^_A (lr_rl) or (u^ G_N)_A (rl_lr).
 #include <omp.h>
 
 #include <vector>
@@ -119,9 +121,15 @@ class bp_reference final : public polar_engine {
     }
     const int max_iterations = options_.iterations;
     int used = max_iterations;
+    const bool left_first = options_.schedule == bp_schedule::lr_rl;
     for (int it = 1; it <= max_iterations; ++it) {
-      sweep_right_to_left(s.L.data(), s.R.data());
-      sweep_left_to_right(s.L.data(), s.R.data());
+      if (left_first) {
+        sweep_left_to_right(s.L.data(), s.R.data());
+        sweep_right_to_left(s.L.data(), s.R.data());
+      } else {
+        sweep_right_to_left(s.L.data(), s.R.data());
+        sweep_left_to_right(s.L.data(), s.R.data());
+      }
       if (options_.early_stop && it < max_iterations && decide(s)) {
         used = it;
         break;
@@ -131,8 +139,10 @@ class bp_reference final : public polar_engine {
     if (r.iterations) r.iterations[frame] = static_cast<std::uint32_t>(used);
     const auto& A = code_.info_positions();
     if (r.info_bits) {
-      if (code_.systematic()) polar_transform(s.u_hat);  // x^' = u^ G, then its x_A
-      for (std::uint32_t k = 0; k < K; ++k) r.info_bits[frame * K + k] = s.u_hat[A[k]];
+      const std::vector<std::uint8_t>* bits = &s.u_hat;
+      if (code_.systematic() && left_first) bits = &s.x_hat;            // x^_A
+      if (code_.systematic() && !left_first) polar_transform(s.u_hat);  // (u^ G)_A
+      for (std::uint32_t k = 0; k < K; ++k) r.info_bits[frame * K + k] = (*bits)[A[k]];
     }
     if (r.soft) {
       float* out = r.soft + frame * r.soft_stride;

@@ -155,7 +155,8 @@ std::string decoder_plan::describe() const {
   if (o.update == update_rule::scaled_min_sum) os << " (scale " << o.scale << ")";
   if (o.decoder == decoder_kind::bp)
     os << ", " << o.iterations << " iterations"
-       << (o.early_stop ? " at most (G-matrix early stop)" : "");
+       << (o.early_stop ? " at most (G-matrix early stop)" : "") << ", schedule "
+       << name_of(o.schedule);
   os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where) << ", ";
   if (s.where == backend::cuda)
     return os.str() + s.kernel + ", max batch " + std::to_string(s.max_batch) + ", device memory " +

@@ -158,6 +158,7 @@ sim::fields sim_family::parameters() const {
                                                                    : json()},
           {"iterations", bp ? json(options_.iterations) : json()},
           {"early_stop", bp ? json(options_.early_stop) : json()},
+          {"schedule", bp ? json(std::string(name_of(options_.schedule))) : json()},
           {"implementation", std::string(name_of(options_.path))},
           {"modulation", "BPSK"},
           {"channel", "AWGN"},

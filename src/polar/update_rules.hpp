@@ -1,5 +1,5 @@
 // The arithmetic of every polar decoder, scalar fp32, in the one order that the SIMD paths and the
-// CUDA decoder (issue 25) repeat operation for operation. Compiled with -ffp-contract=off (no FMA
+// CUDA decoder repeat operation for operation. Compiled with -ffp-contract=off (no FMA
 // contraction), every step below is one IEEE-754 operation, so min-sum and scaled min-sum give the
 // same bits on every path; the sum-product rules call exp/log1p (or exp/log at the LLR <-> LR
 // borders), whose last bits differ between libm, Highway and CUDA, so those paths agree in

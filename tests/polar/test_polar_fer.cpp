@@ -7,6 +7,7 @@
 // once in ~16 000 runs; the seed is fixed, so a given build either passes or fails).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -73,6 +74,59 @@ TEST(PolarFer, BpWithTenAndThirtyFiveIterations) {
           std::string(name_of(rule)).c_str(), ebn0, frames, f10, it10, f35, it35, sc_fer);
       EXPECT_LE(f35, f10 + 0.02) << name_of(rule) << " " << ebn0;
       EXPECT_LE(f35, 3 * sc_fer + 0.01) << name_of(rule) << " " << ebn0;
+    }
+  }
+}
+
+// The BP schedules at N = 1024, K = 512, 5G, plain min-sum, 3 dB, no early stopping. lr-rl (the
+// left-to-right sweep first, decisions from the iteration's last messages) is the common schedule:
+// an independent implementation of it (Sionna's PolarBPDecoder) gets FER about 0.08 at 10
+// iterations. rl-lr wastes the second half of each iteration as far as u is concerned: about 0.12.
+// Asserted: lr-rl within the tolerance above of 0.08, and better than rl-lr at 5, 10 and 20
+// iterations on the same frames, by McNemar's test: of the frames that one schedule decodes and
+// the other does not, lr-rl must win more than 3 standard deviations beyond half (rl-lr does win
+// some: the schedules differ frame by frame, lr-rl wins on the whole).
+TEST(PolarFer, BpLeftFirstScheduleIsTheCommonOneAndBeatsTheOther) {
+  const polar_code code(1024, 512);
+  const std::size_t K = 512;
+  const auto all = test::make_batch(code, 10000, 3.0, 1031);
+  for (int iterations : {5, 10, 20}) {
+    // Fewer frames fail at 20 iterations: more frames keep the test's power.
+    const std::size_t frames = iterations == 20 ? 10000 : 4000;
+    test::noisy_batch batch = all;
+    batch.llr.resize(frames * 1024);
+    batch.info.resize(frames * K);
+    std::vector<std::uint8_t> bits[2];
+    for (auto schedule : {bp_schedule::lr_rl, bp_schedule::rl_lr}) {
+      decoder_options o;
+      o.decoder = decoder_kind::bp;
+      o.update = update_rule::min_sum;
+      o.iterations = iterations;
+      o.schedule = schedule;
+      decoder_plan plan(code, o, backend::cpu, frames);
+      bits[schedule == bp_schedule::lr_rl ? 0 : 1] = test::decode_bits(plan, batch.llr);
+    }
+    std::size_t errors[2] = {}, only[2] = {};  // frame errors; frames only this schedule fails
+    for (std::size_t f = 0; f < frames; ++f) {
+      bool wrong[2];
+      for (int k = 0; k < 2; ++k) {
+        wrong[k] = !std::equal(bits[k].begin() + f * K, bits[k].begin() + (f + 1) * K,
+                               batch.info.begin() + f * K);
+        errors[k] += wrong[k];
+      }
+      if (wrong[0] != wrong[1]) ++only[wrong[0] ? 0 : 1];
+    }
+    const double fer_lr = static_cast<double>(errors[0]) / frames;
+    std::printf("BP min-sum N=1024 K=512 5G at 3.0 dB, %d iterations, %zu frames: FER %.4f (lr-rl) "
+                "%.4f (rl-lr); frames only one fails: %zu (lr-rl), %zu (rl-lr)\n",
+                iterations, frames, fer_lr, static_cast<double>(errors[1]) / frames, only[0],
+                only[1]);
+    const double discordant = static_cast<double>(only[0] + only[1]);
+    EXPECT_GT(static_cast<double>(only[1]) - static_cast<double>(only[0]),
+              3 * std::sqrt(discordant))
+        << iterations << " iterations";
+    if (iterations == 10) {
+      EXPECT_NEAR(fer_lr, 0.08, 4 * std::sqrt(0.08 * 0.92 / frames));
     }
   }
 }

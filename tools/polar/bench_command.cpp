@@ -28,6 +28,7 @@ struct polar_bench_options {
   std::vector<std::string> precisions{"fp32", "fp16"};
   std::vector<std::string> kernels{"auto"};
   std::vector<std::string> refills{"replace"};
+  std::string schedule = "lr-rl";
 };
 
 action bench_polar(CLI::App& cmd, const bench_options& common) {
@@ -78,6 +79,9 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
       ->delimiter(',')
       ->check(CLI::IsMember(names_of<polar::cuda_kernel>()))
       ->capture_default_str();
+  cmd.add_option("--schedule", o->schedule, "every BP row's schedule: lr-rl or rl-lr")
+      ->check(CLI::IsMember(names_of<polar::bp_schedule>()))
+      ->capture_default_str();
   cmd.add_option("--refill", o->refills,
                  "CUDA rows with early stopping: replace and/or block (comma list)")
       ->delimiter(',')
@@ -111,6 +115,7 @@ action bench_polar(CLI::App& cmd, const bench_options& common) {
       cfg.bp_reference.push_back({rule, scale, o->iterations.front()});
     }
     cfg.threads = common.threads;
+    cfg.schedule = parse_name<polar::bp_schedule>(o->schedule, "--schedule");
     cfg.repeats = o->repeats;
     cfg.frames = o->frames;
     cfg.seed = common.seed;

@@ -159,6 +159,13 @@ void add_decoder_options(CLI::App& cmd, polar_decoder_options& o) {
   o.bp_options[2] =
       cmd.add_flag("--early-stop", o.early_stop,
                    "BP: stop a codeword once its hard decisions pass the G-matrix check (u G = x)");
+  o.bp_options[3] =
+      cmd.add_option("--schedule", o.schedule,
+                     "BP: the order of an iteration's sweeps: lr-rl (left-to-right, then "
+                     "right-to-left: the decisions see the whole iteration, as Sionna's) or rl-lr "
+                     "(the other way round, the seed's order)")
+          ->check(CLI::IsMember(names_of<polar::bp_schedule>()))
+          ->capture_default_str();
   cmd.add_option("--impl", o.implementation,
                  "auto, reference (the scalar oracle) or fast (SIMD over codewords)")
       ->check(CLI::IsMember(names_of<polar::implementation>()))
@@ -197,6 +204,7 @@ polar::decoder_options polar_decoder_options::options() const {
   d.scale = scale;
   d.iterations = iterations;
   d.early_stop = early_stop;
+  d.schedule = parse_name<polar::bp_schedule>(schedule, "--schedule");
   return d;
 }
 

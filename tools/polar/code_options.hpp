@@ -39,12 +39,13 @@ struct polar_decoder_options {
   std::string bp_update = "lr";
   int iterations = 10;
   bool early_stop = false;
+  std::string schedule = "lr-rl";
   std::string implementation = "auto";
   std::string precision = "fp32", cuda_kernel = "auto";  // CUDA BP only
   // The options given on the command line, to refuse those of the other decoder.
   const CLI::Option* sc_update_given = nullptr;
-  const CLI::Option* bp_options[3] = {nullptr, nullptr,
-                                      nullptr};  // --bp-update, --iters, --early-stop
+  // --bp-update, --iters, --early-stop, --schedule
+  const CLI::Option* bp_options[4] = {nullptr, nullptr, nullptr, nullptr};
 
   // Hard output; the threads are left to OpenMP (use_threads).
   polar::decoder_options options() const;

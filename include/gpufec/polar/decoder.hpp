@@ -42,6 +42,16 @@ enum class decoder_kind { sc, bp };
 // - scaled_min_sum: scale * min_sum (offset-free), scale in (0, 1] (BP only).
 // SC takes sum_product (its exact f, the default) or min_sum.
 enum class update_rule { lr_sum_product, sum_product, min_sum, scaled_min_sum };
+// The order of a BP iteration's two sweeps over the factor graph (u on the left, the channel on
+// the right; docs/polar.md, "BP schedules"):
+// - lr_rl: the left-to-right sweep (every R, from the frozen bits outwards), then the right-to-left
+//   sweep (every L, down to u): the decisions read L_0 as the iteration left it, the freshest
+//   messages (the common schedule, as Sionna's PolarBPDecoder); systematic codes decide x^_A, the
+//   signs of the codeword posteriors at the information positions;
+// - rl_lr: the right-to-left sweep, then the left-to-right one: the second half never reaches the
+//   decisions of u (the seed's order; systematic codes decide (u^ G_N)_A).
+// Both decide after every iteration, u^ = hard(L_0 + R_0) and x^ = hard(L_m + R_m).
+enum class bp_schedule { lr_rl, rl_lr };
 // hard: decode() gives the K information bits. info_llrs: decode_soft() gives K LLRs of the
 // information bits (BP: posterior of u_A, or of x_A when systematic; SC: the LLR each information
 // bit was decided on). codeword_llrs: decode_soft() gives N posterior LLRs of x (BP only).
@@ -67,8 +77,9 @@ struct decoder_options {
   decoder_kind decoder = decoder_kind::sc;
   update_rule update = update_rule::sum_product;
   float scale = 0.9375f;    // scaled_min_sum
-  int iterations = 10;      // BP: the most iterations (each one sweep right-to-left, one back)
+  int iterations = 10;      // BP: the most iterations (each one sweep each way, see schedule)
   bool early_stop = false;  // BP: stop a codeword once G-matrix check holds (docs/polar.md)
+  bp_schedule schedule = bp_schedule::lr_rl;  // BP: the order of an iteration's two sweeps
   output_kind output = output_kind::hard;
   implementation path = implementation::automatic;
   int threads = 0;  // OpenMP threads for a batch; 0: omp_get_max_threads() at plan time
@@ -165,6 +176,11 @@ struct gpufec::enum_names<gpufec::polar::update_rule> {
                                       enum_entry{polar::update_rule::sum_product, "sp"},
                                       enum_entry{polar::update_rule::min_sum, "minsum"},
                                       enum_entry{polar::update_rule::scaled_min_sum, "scaled"}};
+};
+template <>
+struct gpufec::enum_names<gpufec::polar::bp_schedule> {
+  static constexpr std::array entries{enum_entry{polar::bp_schedule::lr_rl, "lr-rl"},
+                                      enum_entry{polar::bp_schedule::rl_lr, "rl-lr"}};
 };
 template <>
 struct gpufec::enum_names<gpufec::polar::cuda_kernel> {

@@ -1,4 +1,4 @@
-// The CUDA BP engine (issue 25): chooses the kernel's layout and block shape from the device at
+// The CUDA BP engine: chooses the kernel's layout and block shape from the device at
 // plan time, owns the device buffers, and runs host batches (chunked, copies overlapped on two
 // streams through page-locked buffers) and device batches (on the caller's stream).
 //
@@ -176,8 +176,9 @@ class cuda_bp_engine final : public bp_device_engine {
     const std::uint32_t N = code_.N(), m = code_.m();
     const bool scaled = options_.update == update_rule::scaled_min_sum;
     const bool fp16 = options_.precision == message_precision::fp16;
-    register_kernel_ = fp16 ? register_kernel_fp16(scaled, static_cast<int>(m))
-                            : register_kernel_fp32(scaled, static_cast<int>(m));
+    const bool left_first = options_.schedule == bp_schedule::lr_rl;
+    register_kernel_ = fp16 ? register_kernel_fp16(scaled, static_cast<int>(m), left_first)
+                            : register_kernel_fp32(scaled, static_cast<int>(m), left_first);
     require(register_kernel_ != nullptr, "no register BP kernel for N = ", N);
     lanes_ = fp16 ? 2 : 1;
     if (fp16) {
@@ -290,6 +291,7 @@ class cuda_bp_engine final : public bp_device_engine {
     params_.max_iterations = options.iterations;
     params_.early_stop = options.early_stop;
     params_.systematic = code_.systematic();
+    params_.left_first = options.schedule == bp_schedule::lr_rl;
     params_.replace = options.refill == refill_policy::replace;
     params_.soft_stride = static_cast<unsigned>(soft_stride_);
     params_.soft_column =

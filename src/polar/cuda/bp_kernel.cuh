@@ -1,4 +1,5 @@
-// The CUDA BP kernel (issue 25): the schedule of bp_reference.cpp on many codewords at once.
+// The CUDA BP memory kernel: the schedules of bp_reference.cpp on many codewords at once, every
+// message in shared or global memory.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,7 @@ struct bp_kernel_params : bp_batch_params {
   unsigned soft_stride = 0, soft_column = 0;
   int max_iterations = 0;
   bool early_stop = false, systematic = false, replace = true;
+  bool left_first = true;  // the lr-rl schedule (else rl-lr)
 };
 
 // The bytes of one codeword's region: L and R, (m + 1) N floats each, then u^, x^ and u^ G_N,
@@ -111,36 +113,50 @@ __global__ void __launch_bounds__(1024) polar_bp_kernel(bp_kernel_params p, Rule
     }
     __syncthreads();
 
-    // One iteration: L_s for s = m-1 .. 0, then R_(s+1) for s = 0 .. m-1.
-    for (unsigned s = m; s-- > 0;) {
-      if (active) {
-        const unsigned h = 1u << s;
-        float* Ls = L + static_cast<std::size_t>(s) * N;
-        const float* Ln = Ls + N;
-        const float* Rs = R + static_cast<std::size_t>(s) * N;
-        for (unsigned b = t; b < half; b += p.T) {
-          const unsigned j = ((b >> s) << (s + 1)) | (b & (h - 1));
-          const float ln_top = Ln[j], ln_bottom = Ln[j + h], rs_top = Rs[j], rs_bottom = Rs[j + h];
-          Ls[j] = Rule::saturate(rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom)));
-          Ls[j + h] = Rule::saturate(Rule::variable(rule.check(ln_top, rs_top), ln_bottom));
+    // One iteration: R_(s+1) for s = 0 .. m-1, then L_s for s = m-1 .. 0 (lr-rl), or the two in the
+    // other order (rl-lr).
+    auto right_to_left = [&] {
+      for (unsigned s = m; s-- > 0;) {
+        if (active) {
+          const unsigned h = 1u << s;
+          float* Ls = L + static_cast<std::size_t>(s) * N;
+          const float* Ln = Ls + N;
+          const float* Rs = R + static_cast<std::size_t>(s) * N;
+          for (unsigned b = t; b < half; b += p.T) {
+            const unsigned j = ((b >> s) << (s + 1)) | (b & (h - 1));
+            const float ln_top = Ln[j], ln_bottom = Ln[j + h], rs_top = Rs[j],
+                        rs_bottom = Rs[j + h];
+            Ls[j] = Rule::saturate(rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom)));
+            Ls[j + h] = Rule::saturate(Rule::variable(rule.check(ln_top, rs_top), ln_bottom));
+          }
         }
+        __syncthreads();
       }
-      __syncthreads();
-    }
-    for (unsigned s = 0; s < m; ++s) {
-      if (active) {
-        const unsigned h = 1u << s;
-        const float* Ln = L + static_cast<std::size_t>(s + 1) * N;
-        const float* Rs = R + static_cast<std::size_t>(s) * N;
-        float* Rn = R + static_cast<std::size_t>(s + 1) * N;
-        for (unsigned b = t; b < half; b += p.T) {
-          const unsigned j = ((b >> s) << (s + 1)) | (b & (h - 1));
-          const float ln_top = Ln[j], ln_bottom = Ln[j + h], rs_top = Rs[j], rs_bottom = Rs[j + h];
-          Rn[j] = Rule::saturate(rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom)));
-          Rn[j + h] = Rule::saturate(Rule::variable(rule.check(rs_top, ln_top), rs_bottom));
+    };
+    auto left_to_right = [&] {
+      for (unsigned s = 0; s < m; ++s) {
+        if (active) {
+          const unsigned h = 1u << s;
+          const float* Ln = L + static_cast<std::size_t>(s + 1) * N;
+          const float* Rs = R + static_cast<std::size_t>(s) * N;
+          float* Rn = R + static_cast<std::size_t>(s + 1) * N;
+          for (unsigned b = t; b < half; b += p.T) {
+            const unsigned j = ((b >> s) << (s + 1)) | (b & (h - 1));
+            const float ln_top = Ln[j], ln_bottom = Ln[j + h], rs_top = Rs[j],
+                        rs_bottom = Rs[j + h];
+            Rn[j] = Rule::saturate(rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom)));
+            Rn[j + h] = Rule::saturate(Rule::variable(rule.check(rs_top, ln_top), rs_bottom));
+          }
         }
+        __syncthreads();
       }
-      __syncthreads();
+    };
+    if (p.left_first) {
+      left_to_right();
+      right_to_left();
+    } else {
+      right_to_left();
+      left_to_right();
     }
     if (active) ++it;
 
@@ -158,8 +174,9 @@ __global__ void __launch_bounds__(1024) polar_bp_kernel(bp_kernel_params p, Rule
       if (t == 0) mismatch[slot] = 0;
     }
     __syncthreads();
-    if (p.early_stop || p.systematic) {
-      const bool transform = check || (last && p.systematic);
+    // (lr-rl decides x^_A for a systematic code: no transform at the last iteration.)
+    if (p.early_stop || (p.systematic && !p.left_first)) {
+      const bool transform = check || (last && p.systematic && !p.left_first);
       for (unsigned s = 0; s < m; ++s) {
         if (transform) {
           const unsigned h = 1u << s;
@@ -184,7 +201,7 @@ __global__ void __launch_bounds__(1024) polar_bp_kernel(bp_kernel_params p, Rule
       const std::size_t f = static_cast<std::size_t>(frame);
       if (p.iterations && t == 0) p.iterations[f] = static_cast<std::uint32_t>(it);
       if (p.bits) {
-        const std::uint8_t* decided = p.systematic ? w : u_hat;
+        const std::uint8_t* decided = !p.systematic ? u_hat : p.left_first ? x_hat : w;
         for (unsigned k = t; k < p.K; k += p.T) p.bits[f * p.K + k] = decided[p.info[k]];
       }
       if (p.soft) {

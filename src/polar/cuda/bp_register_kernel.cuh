@@ -1,5 +1,5 @@
-// The register BP kernel (issue 25): the schedule of bp_reference.cpp with the messages in
-// registers. Layout (which thread and register holds which node, and the shared boundary columns):
+// The register BP kernel: the schedules of bp_reference.cpp with the messages in registers. Layout
+// (which thread and register holds which node, and the shared boundary columns):
 // bp_register_layout.cuh. Message types and rules: bp_lane_rules.cuh.
 #pragma once
 
@@ -79,19 +79,21 @@ __device__ __forceinline__ void copy_async_wait_all() {
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
-// polar_bp_register_kernel<M, Rule>. Index map: a block holds blockDim.x / T slots of
+// polar_bp_register_kernel<M, Rule, LeftFirst>. Index map: a block holds blockDim.x / T slots of
 // T = N / 8 threads; thread x is thread t = x mod T of slot x / T. A slot decodes Rule::lanes
 // codewords at once (one per lane of a register: 1 in fp32, 2 in fp16). Thread t holds, in stage
 // group g, register r of the nodes layout::node(g, t, r), r < 8: the columns inside a group in
 // registers across iterations, the channel column m (L_m) and the decisions' columns 0 and m in
 // registers, the boundary columns 3g (g >= 1) in the slot's shared region at layout::address(g,
-// j). One iteration: the right-to-left sweep group by group from the top (each group's stages
-// top-down in registers, then its bottom column's L to shared memory, a barrier), then the
-// left-to-right sweep from group 0 (stages bottom-up, its top column's R to shared memory, a
-// barrier). Early stopping rides on the second sweep: u^ is decided in group 0 (L_0 is final after
-// the first sweep), w = u^ G_N goes up group by group with R (a sign mask per register,
-// Rule::negative_mask, XORed by the group's butterflies and stored beside R across a boundary),
-// and the top group compares w with x^ = hard(L_m + R_m).
+// j). The two sweeps: right-to-left group by group from the top (each group's stages top-down in
+// registers, then its bottom column's L to shared memory, a barrier), and left-to-right from group
+// 0 (stages bottom-up, its top column's R to shared memory, a barrier).
+// Early stopping rides on the iteration's second sweep. LeftFirst (the lr-rl schedule): x^ =
+// hard(L_m + R_m) is decided in the top group after the first sweep (R_m is final then), v = x^
+// G_N goes down group by group with L (a sign mask per register, Rule::negative_mask, XORed by the
+// group's butterflies and stored beside L across a boundary), and group 0 compares it with u^ =
+// hard(L_0 + R_0). Right first (rl-lr): u^ is decided in group 0 (L_0 is final after the first
+// sweep), w = u^ G_N goes up with R the same way, and the top group compares w with x^.
 // Frames. Each lane has a current frame and a queued one, whose LLRs wait in the slot's staging
 // area (each thread copies its own top-group nodes there with cp.async, so it alone reads them
 // back: no barrier). A lane that stops writes its outputs and, with the replace policy, at once
@@ -105,7 +107,8 @@ __device__ __forceinline__ void copy_async_wait_all() {
 // Why the result is the reference's: each message is the same rule applied to the same operands as
 // bp_reference (the group's butterflies are the stage's, in the stage order of the schedule; a
 // stage's butterflies are independent, so their order within a stage does not matter), and the
-// decisions, the check and the outputs follow decide()/decode_one(). Rule::saturate, applied to
+// decisions, the check and the outputs follow decide()/decode_one(); the check's transform may go
+// either way through the stages, since G_N's stage butterflies commute. Rule::saturate, applied to
 // the boundary columns that Rule::saturates as they are stored, is the identity in fp32 (min-sum
 // has no bound); fp16's bound: bp_lane_rules.cuh. A lane without a frame computes on whatever its
 // registers hold; nothing of it is read or written out.
@@ -122,7 +125,7 @@ inline constexpr int register_kernel_threads = (M >= 11 || Rule::lanes == 1) ? 2
 template <int M, class Rule>
 inline constexpr int register_kernel_min_blocks = register_kernel_threads<M, Rule> == 128 ? 2 : 1;
 
-template <int M, class Rule>
+template <int M, class Rule, bool LeftFirst>
 __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
                                   register_kernel_min_blocks<M, Rule>)
     polar_bp_register_kernel(bp_register_params p, Rule rule) {
@@ -251,9 +254,190 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
           V& shared_R = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
           shared_R = Rule::masked(shared_R, keep);
         });
+      // Left first, the first sweep reads every L but the channel's before writing it: the
+      // columns inside each group and the boundary columns above all groups but the top one
+      // (read back from shared memory).
+      if constexpr (LeftFirst) {
+#pragma unroll
+        for (int c = layout::first(g) + 1; c < layout::top(g); ++c)
+#pragma unroll
+          for (int r = 0; r < 8; ++r) L[c][r] = Rule::masked(L[c][r], keep);
+        if constexpr (g + 1 < G)
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            V& shared_L =
+                column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+            shared_L = Rule::masked(shared_L, keep);
+          });
+      }
     });
     // Once a lane found no frame, the counter is past the end: no more atomics.
     claim_frames(fresh, fresh == mask);
+  };
+
+  // The right-to-left sweep: L_s for s = m-1 .. 0, group by group from the top. With `carry`, the
+  // sign masks v (the top group's layout on entry) go down with it, through each group's XOR
+  // butterflies and the sign columns: v G_N in group 0's layout at the end. Left first, it is the
+  // iteration's second sweep: the claims of the last iteration's stops are published before its
+  // last barrier and start on their way into the staging after it.
+  auto right_to_left = [&](bool carry, unsigned(&v)[8]) {
+    unrolled<0, G>([&](auto ic) {
+      constexpr int g = G - 1 - ic(), b = layout::first(g), top = layout::top(g);
+      if constexpr (g + 1 < G) {  // L (and v) of the column above, which the group above wrote
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          L[top][r] = column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+        });
+        if (carry)
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            v[r] = column_sign(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+          });
+      }
+      if constexpr (g > 0 && g + 1 < G)  // the top group kept R of its bottom column
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
+        });
+#pragma unroll
+      for (int s = top - 1; s >= b; --s) {
+        const int k = s - b;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          if ((r >> k) & 1) continue;
+          const int r1 = r | (1 << k);
+          const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
+          const V rs_top = R[s][r], rs_bottom = R[s][r1];
+          L[s][r] = rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom));
+          L[s][r1] = Rule::variable(rule.check(ln_top, rs_top), ln_bottom);
+        }
+      }
+      if (carry) xor_butterflies(v, layout::size(g));
+      if constexpr (g > 0) {
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          const unsigned at = base_above[g] + register_slot<M, g, r>::in_column_below;
+          if constexpr (Rule::saturates(b))
+            column_L(g)[at] = rule.saturate(L[b][r]);
+          else
+            column_L(g)[at] = L[b][r];
+          if (carry) column_sign(g)[at] = v[r];
+        });
+        if constexpr (LeftFirst && g == 1) publish();
+        __syncthreads();
+        if constexpr (LeftFirst && g == 1)
+          if (claimed) {
+            prefetch(claimed);
+            claimed = 0;
+          }
+      }
+      if constexpr (LeftFirst && G == 1) {
+        publish();
+        __syncthreads();
+        if (claimed) {
+          prefetch(claimed);
+          claimed = 0;
+        }
+      }
+    });
+  };
+  // The left-to-right sweep: R_(s+1) for s = 0 .. m-1, group by group from the bottom. With
+  // `carry`, w = u^ (group 0's layout on entry) goes up with it as u^ G_N (the top group's layout
+  // at the end); with `keep_u`, group 0 also leaves u^ (or its transform, with `carry`) in the sign
+  // column of boundary 1 for the outputs. Right first, it is the iteration's second sweep: the
+  // claims are published before its last barrier, as above.
+  auto left_to_right = [&](bool carry, bool keep_u, unsigned(&w)[8]) {
+    unrolled<0, G>([&](auto gc) {
+      constexpr int g = gc(), b = layout::first(g), top = layout::top(g);
+      if constexpr (g > 0)
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
+        });
+      // L of the column above from shared memory. Right first, group 0 still holds it from the
+      // sweep just before; left first, it reads it too, rather than keep 8 registers across the
+      // iterations (a third resident block per SM).
+      if constexpr (g + 1 < G && (g > 0 || LeftFirst))
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          L[top][r] = column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+        });
+#pragma unroll
+      for (int s = b; s < top; ++s) {
+        const int k = s - b;
+#pragma unroll
+        for (int r = 0; r < 8; ++r) {
+          if ((r >> k) & 1) continue;
+          const int r1 = r | (1 << k);
+          const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
+          const V rs_top = R[s][r], rs_bottom = R[s][r1];
+          R[s + 1][r] = rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom));
+          R[s + 1][r1] = Rule::variable(rule.check(rs_top, ln_top), rs_bottom);
+        }
+      }
+      if constexpr (g + 1 < G)
+        unrolled<0, 8>([&](auto rc) {
+          constexpr int r = rc();
+          V& stored = column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
+          if constexpr (Rule::saturates(top))
+            stored = rule.saturate(R[top][r]);
+          else
+            stored = R[top][r];
+        });
+      if (carry) {
+        if constexpr (g > 0)
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            w[r] = column_sign(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
+          });
+        xor_butterflies(w, layout::size(g));
+      }
+      if constexpr (g + 1 < G)
+        if ((g == 0 && keep_u) || carry)
+          unrolled<0, 8>([&](auto rc) {
+            constexpr int r = rc();
+            column_sign(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] = w[r];
+          });
+      if constexpr (!LeftFirst && g + 2 == G) publish();
+      if constexpr (g + 1 < G) __syncthreads();
+      if constexpr (!LeftFirst && (g + 2 == G || G == 1)) {
+        if constexpr (G == 1) {
+          publish();
+          __syncthreads();
+        }
+        // The published frames start on their way into the staging.
+        if (claimed) {
+          prefetch(claimed);
+          claimed = 0;
+        }
+      }
+    });
+  };
+  // u^ of register r of group 0 as a sign mask: hard(L_0 + R_0), a frozen node deciding 0.
+  auto decided_u = [&](int r) {
+    return (frozen_bits >> r) & 1u ? 0u : Rule::negative_mask(Rule::variable(L[0][r], R[0][r]));
+  };
+  // The lanes of this slot whose check failed anywhere (bit l: lane l), from this thread's
+  // mismatch signs: ORed per warp (a warp's threads of the slot when slots share a warp), one word
+  // per warp, rewritten every iteration (read after the barrier, next written after the sweeps'
+  // barriers; with G = 1 a slot is one thread).
+  auto slot_mismatch = [&](unsigned mismatch_bits) {
+    unsigned differ = 0;
+#pragma unroll
+    for (int l = 0; l < lanes; ++l)
+      if (mismatch_bits & Rule::sign_bit(l)) differ |= 1u << l;
+    if constexpr (T >= 32) {
+      differ = __reduce_or_sync(~0u, differ);
+    } else {
+#pragma unroll
+      for (int o = 1; o < T; o *= 2) differ |= __shfl_xor_sync(~0u, differ, o);
+    }
+    if (t % 32 == 0) mismatch[t / 32] = differ;
+    __syncthreads();
+    differ = 0;
+#pragma unroll
+    for (unsigned i = 0; i < flag_words; ++i) differ |= mismatch[i];
+    return differ;
   };
 
   // The first frames: claimed, published, copied and taken at once.
@@ -278,147 +462,42 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
       continue;
     }
 
-    // Right-to-left sweep: L_s for s = m-1 .. 0, group by group from the top.
-    unrolled<0, G>([&](auto ic) {
-      constexpr int g = G - 1 - ic(), b = layout::first(g), top = layout::top(g);
-      if constexpr (g + 1 < G)  // L of the column above, which the group above just wrote
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          L[top][r] = column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
-        });
-      if constexpr (g > 0 && g + 1 < G)  // the top group kept R of its bottom column
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-        });
+    // One iteration: the two sweeps in the schedule's order, the decisions and the G-matrix check.
+    // `differ`: the lanes whose check fails (read only with early stopping). u^ (left first, in
+    // group 0) or w (right first, u^ on its way up as u^ G_N): sign masks per register.
+    unsigned differ = 0, u[8], w[8];
+    if constexpr (LeftFirst) {
+      left_to_right(false, false, w);
+      // x^ = hard(L_m + R_m) in the top group, then v = x^ G_N down with the second sweep.
+      unsigned v[8];
+      if (p.early_stop)
 #pragma unroll
-      for (int s = top - 1; s >= b; --s) {
-        const int k = s - b;
+        for (int r = 0; r < 8; ++r) v[r] = Rule::negative_mask(Rule::variable(L[M][r], R[M][r]));
+      right_to_left(p.early_stop, v);
+      // The check u^ == x^ G_N, which is u^ G_N == x^, in group 0 (u^: decided_u).
+      if (p.early_stop) {
+        unsigned mismatch_bits = 0;
 #pragma unroll
-        for (int r = 0; r < 8; ++r) {
-          if ((r >> k) & 1) continue;
-          const int r1 = r | (1 << k);
-          const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
-          const V rs_top = R[s][r], rs_bottom = R[s][r1];
-          L[s][r] = rule.check(ln_top, Rule::variable(ln_bottom, rs_bottom));
-          L[s][r1] = Rule::variable(rule.check(ln_top, rs_top), ln_bottom);
-        }
+        for (int r = 0; r < 8; ++r) mismatch_bits |= decided_u(r) ^ v[r];
+        differ = slot_mismatch(mismatch_bits);
       }
-      if constexpr (g > 0) {
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          V& stored = column_L(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-          if constexpr (Rule::saturates(b))
-            stored = rule.saturate(L[b][r]);
-          else
-            stored = L[b][r];
-        });
-        __syncthreads();
-      }
-    });
-
-    // u^ from L_0 (final now) and R_0, as sign masks (a frozen node decides 0). They go to the
-    // sign column of boundary 1, transformed by group 0's butterflies when w = u^ G_N is wanted
-    // (the outputs undo them).
-    unsigned w[8];
-#pragma unroll
-    for (int r = 0; r < 8; ++r)
-      w[r] = (frozen_bits >> r) & 1u ? 0u : Rule::negative_mask(Rule::variable(L[0][r], R[0][r]));
-    const bool transform = p.early_stop || p.systematic;
-
-    // Left-to-right sweep: R_(s+1) for s = 0 .. m-1, group by group from the bottom; w = u^ G_N
-    // goes up with it. The claims of the last iteration's stops are published before its last
-    // barrier.
-    unrolled<0, G>([&](auto gc) {
-      constexpr int g = gc(), b = layout::first(g), top = layout::top(g);
-      if constexpr (g > 0) {
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          R[b][r] = column_R(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-        });
-        // Group 0 still holds L of its top column from the first sweep.
-        if constexpr (g + 1 < G)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            L[top][r] =
-                column_L(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
-          });
-      }
-#pragma unroll
-      for (int s = b; s < top; ++s) {
-        const int k = s - b;
-#pragma unroll
-        for (int r = 0; r < 8; ++r) {
-          if ((r >> k) & 1) continue;
-          const int r1 = r | (1 << k);
-          const V ln_top = L[s + 1][r], ln_bottom = L[s + 1][r1];
-          const V rs_top = R[s][r], rs_bottom = R[s][r1];
-          R[s + 1][r] = rule.check(rs_top, Rule::variable(ln_bottom, rs_bottom));
-          R[s + 1][r1] = Rule::variable(rule.check(rs_top, ln_top), rs_bottom);
-        }
-      }
-      if constexpr (g + 1 < G)
-        unrolled<0, 8>([&](auto rc) {
-          constexpr int r = rc();
-          V& stored = column_R(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above];
-          if constexpr (Rule::saturates(top))
-            stored = rule.saturate(R[top][r]);
-          else
-            stored = R[top][r];
-        });
-      if (transform) {
-        if constexpr (g > 0)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            w[r] = column_sign(g)[base_above[g] + register_slot<M, g, r>::in_column_below];
-          });
-        xor_butterflies(w, layout::size(g));
-      }
-      if constexpr (g + 1 < G)
-        if (g == 0 || transform)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            column_sign(g + 1)[base_below[g + 1] + register_slot<M, g, r>::in_column_above] = w[r];
-          });
-      if constexpr (g + 2 == G) publish();
-      if constexpr (g + 1 < G) __syncthreads();
-      if constexpr (g + 2 == G || G == 1) {
-        if constexpr (G == 1) {
-          publish();
-          __syncthreads();
-        }
-        // The published frames start on their way into the staging.
-        if (claimed) {
-          prefetch(claimed);
-          claimed = 0;
-        }
-      }
-    });
-
-    // The top group: x^ = hard(L_m + R_m), and the G-matrix check per lane; the slot's lanes that
-    // failed anywhere, ORed per warp (a warp's threads of the slot when slots share a warp), one
-    // word per warp, rewritten every iteration (read after the barrier, next written after the
-    // sweeps' barriers; with G = 1 a slot is one thread).
-    unsigned differ = 0;  // lanes whose check fails
-    if (p.early_stop) {
-      unsigned mismatch_bits = 0;
+    } else {
+      right_to_left(false, u);
+      // u^ from L_0 (final now) and R_0, as sign masks (a frozen node decides 0). They go to the
+      // sign column of boundary 1, transformed by group 0's butterflies when w = u^ G_N is wanted
+      // (the outputs undo them).
 #pragma unroll
       for (int r = 0; r < 8; ++r)
-        mismatch_bits |= Rule::negative_mask(Rule::variable(L[M][r], R[M][r])) ^ w[r];
+        w[r] = (frozen_bits >> r) & 1u ? 0u : Rule::negative_mask(Rule::variable(L[0][r], R[0][r]));
+      left_to_right(p.early_stop || p.systematic, true, w);
+      // The top group: x^ = hard(L_m + R_m), and the G-matrix check per lane.
+      if (p.early_stop) {
+        unsigned mismatch_bits = 0;
 #pragma unroll
-      for (int l = 0; l < lanes; ++l)
-        if (mismatch_bits & Rule::sign_bit(l)) differ |= 1u << l;
-      if constexpr (T >= 32) {
-        differ = __reduce_or_sync(~0u, differ);
-      } else {
-#pragma unroll
-        for (int o = 1; o < T; o *= 2) differ |= __shfl_xor_sync(~0u, differ, o);
+        for (int r = 0; r < 8; ++r)
+          mismatch_bits |= Rule::negative_mask(Rule::variable(L[M][r], R[M][r])) ^ w[r];
+        differ = slot_mismatch(mismatch_bits);
       }
-      if (t % 32 == 0) mismatch[t / 32] = differ;
-      __syncthreads();
-      differ = 0;
-#pragma unroll
-      for (unsigned i = 0; i < flag_words; ++i) differ |= mismatch[i];
     }
 
     // Lanes that stop: outputs, then (replace) their queued frames, or (block) they idle.
@@ -430,20 +509,27 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
       if (it[l] == p.max_iterations || (p.early_stop && !((differ >> l) & 1u))) stopping |= 1u << l;
     }
     if (!stopping) continue;
-    unsigned u[8];  // u^ (non-systematic) or (u^ G_N) (systematic), as sign masks
+    // The decided bits, sign masks in the layout the outputs read: left first, u^ (group 0) or for
+    // a systematic code x^ = hard(L_m + R_m) (the top group); right first, (u^ G_N) from the top
+    // group's w (systematic), else u^ from group 0, back from the sign column of boundary 1 (this
+    // thread's own words; with one group, w is still u^ or is made so again).
     if (p.bits) {
-      // Systematic: (u^ G_N)_A from the top group's w; else u^_A from group 0, back from the
-      // sign column of boundary 1 (this thread's own words; with one group, w is still u^ or
-      // is made so again).
+      if constexpr (LeftFirst) {
 #pragma unroll
-      for (int r = 0; r < 8; ++r) u[r] = w[r];
-      if (!p.systematic) {
-        if constexpr (G > 1)
-          unrolled<0, 8>([&](auto rc) {
-            constexpr int r = rc();
-            u[r] = column_sign(1)[base_below[1] + register_slot<M, 0, r>::in_column_above];
-          });
-        if (transform) xor_butterflies(u, layout::size(0));
+        for (int r = 0; r < 8; ++r)
+          u[r] = p.systematic ? Rule::negative_mask(Rule::variable(L[M][r], R[M][r]))
+                              : decided_u(r);
+      } else {
+#pragma unroll
+        for (int r = 0; r < 8; ++r) u[r] = w[r];
+        if (!p.systematic) {
+          if constexpr (G > 1)
+            unrolled<0, 8>([&](auto rc) {
+              constexpr int r = rc();
+              u[r] = column_sign(1)[base_below[1] + register_slot<M, 0, r>::in_column_above];
+            });
+          if (p.early_stop || p.systematic) xor_butterflies(u, layout::size(0));
+        }
       }
     }
 #pragma unroll

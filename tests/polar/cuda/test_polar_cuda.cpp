@@ -1,4 +1,4 @@
-// The CUDA BP decoder against its CPU oracle (bp_reference / bp_fast, the same schedule and the
+// The CUDA BP decoder against its CPU oracle (bp_reference / bp_fast, the same schedules and the
 // same float operations): min-sum and scaled min-sum give the same bits, iteration counts and soft
 // values, for N = 8 .. 2^16 (the register kernel on every length it has, the memory kernel in
 // shared and global memory); fp16 decodes noise-free frames exactly and keeps the FER of fp32;
@@ -27,14 +27,18 @@ using test::make_batch;
 #define SKIP_WITHOUT_GPU() \
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device"
 
-decoder_options bp(update_rule rule, int iterations, bool early) {
+decoder_options bp(update_rule rule, int iterations, bool early,
+                   bp_schedule schedule = bp_schedule::lr_rl) {
   decoder_options o;
   o.decoder = decoder_kind::bp;
   o.update = rule;
   o.iterations = iterations;
   o.early_stop = early;
+  o.schedule = schedule;
   return o;
 }
+
+constexpr bp_schedule schedules[] = {bp_schedule::lr_rl, bp_schedule::rl_lr};
 
 struct result {
   std::vector<std::uint8_t> bits;
@@ -72,7 +76,8 @@ void expect_same(const polar_code& code, const decoder_options& o, std::size_t f
       "N " + std::to_string(code.N()) + " frames " + std::to_string(frames) + " rule " +
       std::string(name_of(o.update)) + " early " + std::to_string(o.early_stop) + " Eb/N0 " +
       std::to_string(ebn0) + " kernel " + std::string(name_of(o.kernel)) + " refill " +
-      std::string(name_of(o.refill)) + " output " + std::string(name_of(o.output));
+      std::string(name_of(o.refill)) + " output " + std::string(name_of(o.output)) + " schedule " +
+      std::string(name_of(o.schedule)) + (code.systematic() ? " systematic" : "");
   EXPECT_EQ(gpu.bits, cpu.bits) << what;
   EXPECT_EQ(gpu.iterations, cpu.iterations) << what;
   ASSERT_EQ(gpu.soft.size(), cpu.soft.size());
@@ -95,34 +100,35 @@ TEST(PolarCuda, MinSumRulesDecideAsTheCpuBitForBit) {
 }
 
 // The register kernel on every length it is compiled for (m = 3 .. 11: one stage group, a short top
-// group of 1 or 2 stages, slots sharing a warp below N = 256), both rules, fixed iterations and
-// early stopping with either refill policy, every output, systematic codes; and the memory kernel
-// on the same frames.
+// group of 1 or 2 stages, slots sharing a warp below N = 256), both rules, both schedules, fixed
+// iterations and early stopping with either refill policy, every output, systematic codes; and the
+// memory kernel on the same frames.
 TEST(PolarCuda, RegisterKernelDecidesAsTheCpuAndTheMemoryKernel) {
   SKIP_WITHOUT_GPU();
   std::uint64_t seed = 500;
   for (std::uint32_t N = 8; N <= 2048; N *= 2)
     for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
-      for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::memory}) {
-        const auto spec = construction_spec::parse(N <= 1024 ? "5g" : "ga:2");
-        const polar_code code(N, N / 2, spec), systematic(N, N / 4, spec, encoding::systematic);
-        const std::size_t frames = N <= 256 ? 2000 : 300;
-        decoder_options o = bp(rule, 10, false);
-        o.kernel = kernel;
-        expect_same(code, o, frames, 2.0, ++seed);
-        o.early_stop = true;
-        expect_same(code, o, frames, 2.5, ++seed);
-        o.refill = refill_policy::block;
-        expect_same(code, o, frames, 2.5, ++seed);
-        o.refill = refill_policy::replace;
-        for (const auto output : {output_kind::info_llrs, output_kind::codeword_llrs}) {
-          o.output = output;
-          expect_same(code, o, 97, 2.0, ++seed);
+      for (const cuda_kernel kernel : {cuda_kernel::registers, cuda_kernel::memory})
+        for (const bp_schedule schedule : schedules) {
+          const auto spec = construction_spec::parse(N <= 1024 ? "5g" : "ga:2");
+          const polar_code code(N, N / 2, spec), systematic(N, N / 4, spec, encoding::systematic);
+          const std::size_t frames = N <= 256 ? 2000 : 300;
+          decoder_options o = bp(rule, 10, false, schedule);
+          o.kernel = kernel;
+          expect_same(code, o, frames, 2.0, ++seed);
+          o.early_stop = true;
+          expect_same(code, o, frames, 2.5, ++seed);
+          o.refill = refill_policy::block;
+          expect_same(code, o, frames, 2.5, ++seed);
+          o.refill = refill_policy::replace;
+          for (const auto output : {output_kind::info_llrs, output_kind::codeword_llrs}) {
+            o.output = output;
+            expect_same(code, o, 97, 2.0, ++seed);
+            expect_same(systematic, o, 97, 2.0, ++seed);
+          }
+          o.output = output_kind::hard;
           expect_same(systematic, o, 97, 2.0, ++seed);
         }
-        o.output = output_kind::hard;
-        expect_same(systematic, o, 97, 2.0, ++seed);
-      }
 }
 
 // fp16 messages (register kernel, two codewords per register): noise-free frames decode exactly on
@@ -131,17 +137,19 @@ TEST(PolarCuda, Fp16DecodesNoiseFreeFramesExactly) {
   SKIP_WITHOUT_GPU();
   for (std::uint32_t N = 8; N <= 2048; N *= 2)
     for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
-      for (const bool early : {false, true}) {
-        const polar_code code(N, N / 2, construction_spec::parse(N <= 1024 ? "5g" : "ga:2"));
-        decoder_options o = bp(rule, 10, early);
-        o.precision = message_precision::fp16;
-        const auto clean = make_batch(code, 301, 0, 600 + N, false);
-        const result r = run(code, o, backend::cuda, clean.llr);
-        EXPECT_EQ(r.bits, clean.info) << "N " << N << " " << name_of(rule) << " early " << early;
-        if (early) {
-          for (const std::uint32_t it : r.iterations) EXPECT_EQ(it, 1u) << "N " << N;
+      for (const bool early : {false, true})
+        for (const bp_schedule schedule : schedules) {
+          const polar_code code(N, N / 2, construction_spec::parse(N <= 1024 ? "5g" : "ga:2"));
+          decoder_options o = bp(rule, 10, early, schedule);
+          o.precision = message_precision::fp16;
+          const auto clean = make_batch(code, 301, 0, 600 + N, false);
+          const result r = run(code, o, backend::cuda, clean.llr);
+          EXPECT_EQ(r.bits, clean.info) << "N " << N << " " << name_of(rule) << " early " << early
+                                        << " " << name_of(schedule);
+          if (early) {
+            for (const std::uint32_t it : r.iterations) EXPECT_EQ(it, 1u) << "N " << N;
+          }
         }
-      }
   const decoder_plan plan(
       polar_code(1024, 512),
       [] {
@@ -161,7 +169,7 @@ TEST(PolarCuda, Fp16FrameErrorRateStaysNearFp32) {
   for (const update_rule rule : {update_rule::min_sum, update_rule::scaled_min_sum})
     for (const double ebn0 : {2.0, 2.5, 3.0}) {
       const auto batch = make_batch(code, 20000, ebn0, 700 + static_cast<int>(ebn0 * 10));
-      decoder_options o = bp(rule, 10, true);
+      decoder_options o = bp(rule, 10, true);  // lr-rl
       const result fp32 = run(code, o, backend::cuda, batch.llr);
       o.precision = message_precision::fp16;
       const result fp16 = run(code, o, backend::cuda, batch.llr);
@@ -208,6 +216,9 @@ TEST(PolarCuda, SoftOutputsAndSystematicCodesMatchTheCpu) {
               300, 2.5, 23);
   expect_same(polar_code(512, 256, {}, encoding::systematic), bp(update_rule::min_sum, 6, false),
               300, 2.5, 24);
+  for (const bp_schedule schedule : schedules)  // the global-memory layout too (N > 2048)
+    expect_same(polar_code(8192, 4096, construction_spec::parse("ga:2"), encoding::systematic),
+                bp(update_rule::min_sum, 6, true, schedule), 3, 2.5, 25);
 }
 
 // Sum-product rules: CUDA's expf/log1pf/logf may differ from glibc's in the last ulp, and BP
