@@ -6,6 +6,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "polar/cuda_engine.hpp"
 #include "polar/engine.hpp"
@@ -79,17 +80,49 @@ void validate_cuda(const polar_code& code, const decoder_options& o) {
 
 }  // namespace
 
-decoder_plan::decoder_plan(const polar_code& code, const decoder_options& options, backend where,
-                           std::size_t max_batch)
+std::pair<backend, std::string> choose_backend(const decoder_options& options, backend where) {
+  if (where != backend::automatic) return {where, {}};
+  if (options.precision != message_precision::fp32 || options.kernel != cuda_kernel::automatic)
+    return {backend::cuda, "fp16 messages and kernel choices are CUDA's"};
+  if (options.decoder != decoder_kind::bp) return {backend::cpu, "SC runs on the CPU only"};
+  if (options.path != implementation::automatic)
+    return {backend::cpu, cat("implementation ", name_of(options.path), " is a CPU path")};
+  if (cuda_device_count() == 0) return {backend::cpu, "no usable CUDA device"};
+  return {backend::cuda, "a CUDA device, and BP runs there"};
+}
+
+void decoder_plan::check(const polar_code& code, const decoder_options& options,
+                         backend requested) {
+  validate(code, options, 1);
+  if (choose_backend(options, requested).first == backend::cuda) {
+    require(options.decoder == decoder_kind::bp,
+            "the CUDA polar decoder is BP (decoder = sc): plan SC on backend::cpu (--backend cpu)");
+    require(options.path == implementation::automatic, "implementation ", name_of(options.path),
+            " names a CPU path; a CUDA plan takes path = auto");
+    validate_cuda(code, options);
+    (void)cuda_factory<detail::cuda_bp_entry>("the CUDA polar BP decoder");
+    return;
+  }
+  require(options.precision == message_precision::fp32,
+          "fp16 messages are a CUDA BP option (precision = fp16 on the CPU): use backend::cuda");
+  require(options.kernel == cuda_kernel::automatic,
+          "the CUDA kernel choice (kernel = ", name_of(options.kernel),
+          ") is a CUDA option: use backend::cuda or kernel = auto");
+  require(options.path != implementation::fast || options.decoder != decoder_kind::sc ||
+              options.output != output_kind::info_llrs,
+          "the fast SC decoder gives hard outputs only (output = ", name_of(options.output),
+          "); use the reference path");
+}
+
+decoder_plan::decoder_plan(const polar_code& code, const decoder_options& options,
+                           backend requested, std::size_t max_batch)
     : code_(code), options_(options) {
   validate(code_, options_, max_batch);
+  check(code_, options_, requested);
   summary_.max_batch = max_batch;
+  const auto [where, reason] = choose_backend(options_, requested);
+  summary_.backend_reason = reason;
   if (where == backend::cuda) {
-    require(options_.decoder == decoder_kind::bp,
-            "the CUDA polar decoder is BP (decoder = sc): plan SC on backend::cpu (--backend cpu)");
-    require(options_.path == implementation::automatic, "implementation ", name_of(options_.path),
-            " names a CPU path; a CUDA plan takes path = auto");
-    validate_cuda(code_, options_);
     const auto make = cuda_factory<detail::cuda_bp_entry>("the CUDA polar BP decoder");
     auto engine = make(code_, options_, max_batch);
     device_ = engine.get();
@@ -101,12 +134,7 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
     engine_ = std::move(engine);
     return;
   }
-  summary_.where = backend::cpu;  // automatic: the CPU
-  require(options_.precision == message_precision::fp32,
-          "fp16 messages are a CUDA BP option (precision = fp16 on the CPU): use backend::cuda");
-  require(options_.kernel == cuda_kernel::automatic,
-          "the CUDA kernel choice (kernel = ", name_of(options_.kernel),
-          ") is a CUDA option: use backend::cuda or kernel = auto");
+  summary_.where = backend::cpu;
 
   const detail::simd_target target = detail::fast_simd_target();
   implementation path = options_.path;
@@ -118,9 +146,6 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
                                 fast_scratch_limit
                ? implementation::fast
                : implementation::reference;
-  require(path == implementation::reference || fast_possible,
-          "the fast SC decoder gives hard outputs only (output = ", name_of(options_.output),
-          "); use the reference path");
   summary_.path = path;
 
   const int available = options_.threads ? options_.threads : omp_get_max_threads();
@@ -157,7 +182,8 @@ std::string decoder_plan::describe() const {
     os << ", " << o.iterations << " iterations"
        << (o.early_stop ? " at most (G-matrix early stop)" : "") << ", schedule "
        << name_of(o.schedule);
-  os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where) << ", ";
+  os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where)
+     << (s.backend_reason.empty() ? "" : " (auto: " + s.backend_reason + ")") << ", ";
   if (s.where == backend::cuda)
     return os.str() + s.kernel + ", max batch " + std::to_string(s.max_batch) + ", device memory " +
            std::to_string(s.scratch_bytes) + " B\n";

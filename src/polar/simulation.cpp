@@ -95,12 +95,9 @@ void check_simulation_options(const decoder_options& options) {
 sim::binary_code binary_code(const polar_code& code, const decoder_options& options,
                              gpufec::backend decoder_where) {
   check_simulation_options(options);
-  const gpufec::backend planned =
-      decoder_where == gpufec::backend::cuda ? gpufec::backend::cuda : gpufec::backend::cpu;
-  // The plan's own checks, before any chain exists (one frame, one thread: nothing to speak of).
-  decoder_options probe = options;
-  probe.threads = 1;
-  (void)decoder_plan(code, probe, planned, 1);
+  const gpufec::backend planned = choose_backend(options, decoder_where).first;
+  // The plan's own checks, before any chain exists (no plan made: nothing allocated).
+  decoder_plan::check(code, options, planned);
 
   sim::binary_code c;
   c.info_bits = code.K();
@@ -129,9 +126,7 @@ std::uint64_t frozen_set_fingerprint(const polar_code& code) {
 }
 
 sim_family::sim_family(polar_code code, const decoder_options& options, gpufec::backend where)
-    : code_(std::move(code)),
-      options_(options),
-      where_(where == gpufec::backend::cuda ? where : gpufec::backend::cpu) {
+    : code_(std::move(code)), options_(options), where_(choose_backend(options, where).first) {
   binary_ = binary_code(code_, options_, where_);
 }
 

@@ -1,5 +1,6 @@
 // `simulate polar`, `decode polar`, `encode polar`, `info polar` (and `bench polar`,
-// bench_command.cpp): polar codes over BPSK/AWGN with the SC and BP decoders on the CPU. The code
+// bench_command.cpp): polar codes over BPSK/AWGN with the SC and BP decoders on the CPU, and BP on
+// CUDA. The code
 // and decoder options are in code_options.*; docs/polar.md ("Command line") describes them all.
 #include <cstdio>
 #include <iostream>
@@ -24,12 +25,12 @@ action polar_bench_command(CLI::App& cmd, const bench_options& common);
 namespace {
 
 // cuda: the CUDA BP plan (SC or a build without CUDA is refused by the plan, exit 1, rather than
-// quietly run elsewhere); cpu, auto and all: the CPU.
-gpufec::backend decoder_backend(const std::string& backend_name) {
-  if (backend_name == "all") return gpufec::backend::cpu;
-  return parse_name<gpufec::backend>(backend_name, "--backend") == gpufec::backend::cuda
-             ? gpufec::backend::cuda
-             : gpufec::backend::cpu;
+// quietly run elsewhere); cpu: the CPU; auto: CUDA when a device is usable and the decoder runs
+// there (BP), else the CPU (polar::choose_backend).
+gpufec::backend decoder_backend(const std::string& backend_name,
+                                const polar::decoder_options& options) {
+  return polar::choose_backend(options, parse_name<gpufec::backend>(backend_name, "--backend"))
+      .first;
 }
 
 // A frozen-set file given as --construct is an input no output may overwrite.
@@ -38,33 +39,28 @@ std::string construct_file(const polar_code_options& o) {
   return spec.method == polar::construction::file ? spec.path : std::string();
 }
 
-// The decoder options checked against the code before any file is read: what the plan refuses
-// (an update rule SC does not have, a soft output SC cannot give) is a bad command line.
-// On CUDA the same plan is made on the device (what it refuses there, SC or a build without a
-// device, exits 1 before any file is touched).
-void check_decoder(const polar::polar_code& code, polar::decoder_options o, gpufec::backend where) {
-  o.threads = 1;
-  polar::decoder_options on_cpu = o;  // what every backend shares, checked on any machine
-  on_cpu.precision = polar::message_precision::fp32;
-  on_cpu.kernel = polar::cuda_kernel::automatic;
-  try {
-    (void)polar::decoder_plan(code, on_cpu, gpufec::backend::cpu, 1);
-  } catch (const invalid_argument& e) {
-    throw usage_error(cat("--decoder ", name_of(o.decoder), ": ", e.what()));
-  }
+// The decoder options checked against the code before any file is read, without making a plan:
+// what the description cannot be (an update rule SC does not have, a soft output SC cannot give,
+// what the CUDA kernels cannot run) is a bad command line (exit 2); SC on --backend cuda and a
+// missing device are run-time refusals (exit 1).
+void check_decoder(const polar::polar_code& code, const polar::decoder_options& o,
+                   gpufec::backend where) {
   const bool cuda_options =
-      o.precision != on_cpu.precision || o.kernel != polar::cuda_kernel::automatic;
+      o.precision != polar::message_precision::fp32 || o.kernel != polar::cuda_kernel::automatic;
   if (where != gpufec::backend::cuda && cuda_options)
     throw usage_error("--precision and --cuda-kernel apply to --backend cuda");
-  if (where != gpufec::backend::cuda) return;
-  if (o.decoder != polar::decoder_kind::bp) {  // SC on CUDA: a run-time refusal (exit 1)
-    (void)polar::decoder_plan(code, o, where, 1);
+  if (where == gpufec::backend::cuda && o.decoder != polar::decoder_kind::bp) {
+    polar::decoder_plan::check(code, o, where);  // throws invalid_argument: exit 1
     return;
   }
-  try {  // what the CUDA kernels cannot run (--precision, --cuda-kernel): a bad command line
-    (void)polar::decoder_plan(code, o, where, 1);
+  try {
+    polar::decoder_plan::check(code, o, where);
+  } catch (const backend_unavailable&) {
+    throw;  // no device: the command line is valid (exit 1)
   } catch (const invalid_argument& e) {
-    throw usage_error(cat("--decoder bp on --backend cuda: ", e.what()));
+    throw usage_error(cat("--decoder ", name_of(o.decoder),
+                          where == gpufec::backend::cuda ? " on --backend cuda: " : ": ",
+                          e.what()));
   }
 }
 
@@ -83,8 +79,8 @@ action simulate_polar(CLI::App& cmd, const simulate_options& common) {
   add_code_options(cmd, o->code);
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    const gpufec::backend where = decoder_backend(common.backend);
     const polar::decoder_options options = o->decoder.options();
+    const gpufec::backend where = decoder_backend(common.backend, options);
     polar::polar_code code = o->code.code();
     check_decoder(code, options, where);
     const polar::sim_family fam(std::move(code), options, where);
@@ -153,7 +149,6 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
   add_code_options(cmd, o->code);
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
-    const gpufec::backend where = decoder_backend(common.backend);
     check_output_format(*o);
     distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
                    {{"--output", o->output}});
@@ -161,6 +156,7 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
     const polar::polar_code code = o->code.code();
     polar::decoder_options options = o->decoder.options();
     options.output = parse_name<polar::output_kind>(o->output_kind, "--output-kind");
+    const gpufec::backend where = decoder_backend(common.backend, options);
     check_decoder(code, options, where);
     output_file out(o->output);  // before any work: a bad path fails at once
 
@@ -173,7 +169,7 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
     const std::size_t frames = llr.size() / N;
     const std::size_t per_call = std::min(o->batch, frames);
     polar::decoder_plan plan(code, options, where, per_call);
-    std::cerr << plan.describe();
+    common.log() << plan.describe();
 
     const bool hard = options.output == polar::output_kind::hard;
     const std::size_t per_frame = options.output == polar::output_kind::codeword_llrs ? N : K;
@@ -194,14 +190,15 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
     out.write(hard ? sync::received_file_bytes(bits, sync::parse_received_format(o->output_format))
                    : llr_bytes(soft, per_frame, o->output_format == "f32"));
     out.commit();
-    std::cerr << "gpufec: decoded " << frames << " frames from '" << o->input << "' into '"
-              << o->output << "'";
+    std::ostream& log = common.log();
+    log << "gpufec: decoded " << frames << " frames from '" << o->input << "' into '" << o->output
+        << "'";
     if (options.decoder == polar::decoder_kind::bp) {
       double sum = 0;
       for (const std::uint32_t it : iterations) sum += it;
-      std::cerr << ", mean BP iterations " << sum / static_cast<double>(frames);
+      log << ", mean BP iterations " << sum / static_cast<double>(frames);
     }
-    std::cerr << "\n";
+    log << "\n";
     return 0;
   };
 }
@@ -293,8 +290,8 @@ Examples:
 
 const register_family polar_entry{
     {.name = "polar",
-     .summary = "polar codes over BPSK/AWGN: SC and BP decoders (CPU), 5G/GA/Bhattacharyya/file "
-                "frozen sets",
+     .summary = "polar codes over BPSK/AWGN: SC (CPU) and BP (CPU and CUDA) decoders, "
+                "5G/GA/Bhattacharyya/file frozen sets",
      .examples = polar_examples,
      .simulate = &simulate_polar,
      .decode = &decode_polar,

@@ -22,6 +22,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
@@ -101,7 +102,15 @@ struct plan_summary {
   std::size_t sc_rate0_nodes = 0, sc_rate1_nodes = 0, sc_leaves = 0;
   // CUDA: the kernel's message layout and launch shape as the plan chose them from the device.
   std::string kernel;
+  // Asked for backend::automatic: why the plan runs where it does ("a CUDA device and BP", "SC
+  // runs on the CPU only", ...); empty when the backend was named.
+  std::string backend_reason;
 };
+
+// Where backend::automatic runs a decoder: CUDA when a device is usable and the request can run
+// there (BP with path automatic; fp16 or a kernel choice need CUDA), else the CPU; the reason in
+// words. A named backend is returned as it is, with no reason.
+std::pair<backend, std::string> choose_backend(const decoder_options& options, backend where);
 
 namespace detail {
 class polar_engine;
@@ -114,9 +123,12 @@ class decoder_plan {
   // outside (0, 1], iterations outside [1, 10000], a soft output the decoder cannot give,
   // max_batch 0, threads < 0; on backend::cuda, the SC decoder or a CPU path (reference, fast)
   // (backend_unavailable without CUDA or a device; out_of_memory when the device lacks the
-  // memory the plan needs, checked before allocating). backend::automatic is the CPU.
+  // memory the plan needs, checked before allocating). backend::automatic: choose_backend.
   decoder_plan(const polar_code& code, const decoder_options& options = {},
                backend where = backend::cpu, std::size_t max_batch = 1);
+  // What the constructor refuses of the description, without planning or allocating anything
+  // (the same exceptions; the device's memory is checked by the plan itself).
+  static void check(const polar_code& code, const decoder_options& options, backend where);
   ~decoder_plan();
   decoder_plan(decoder_plan&&) noexcept;
   decoder_plan& operator=(decoder_plan&&) noexcept;

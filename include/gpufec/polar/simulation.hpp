@@ -8,7 +8,8 @@
 // --max-frames, and may include frames a batch ran past the stop when it ends on --max-fe (the
 // error counts never do; docs/simulator.md). backend::cuda decodes with the CUDA BP plan (SC is
 // refused) on the CPU chain's LLRs, so both backends decode the same frames to the same counts
-// (fp32, the same rule); backend::automatic means the CPU.
+// (fp32, the same rule); backend::automatic is polar::choose_backend's choice (CUDA for BP when a
+// device is usable, else the CPU).
 //
 //   polar::decoder_options o;
 //   o.decoder = polar::decoder_kind::bp;
