@@ -61,7 +61,14 @@ action channel_bsid(CLI::App& cmd) {
       ->capture_default_str();
   return [o] {
     const sync::bsid_params ch{o->pi, o->pd, o->ps};
-    ch.validate();
+    from_options([&] {
+      try {
+        ch.validate();
+      } catch (const invalid_argument&) {
+        throw invalid_argument(cat("--pi ", o->pi, " and --pd ", o->pd,
+                                   ": Pi + Pd must be below 1 (a symbol must get through)"));
+      }
+    });
     const batch<std::uint8_t> in = read_frames(o->io);
     batch<std::uint8_t> out;
     for (std::size_t f = 0; f < in.frames(); ++f) {

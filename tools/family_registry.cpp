@@ -23,10 +23,14 @@ std::vector<family_commands>& table() {
   return families;
 }
 
-// A number in a message: "0.5", "1e-300", "65536", never 300 digits.
+// A number in a message: "0.5", "1e-300", "67108864", never 300 digits: whole numbers up to
+// 2^53 in full (a range's bounds are often integers), others in their shortest form.
 std::string number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  if (std::floor(v) == v && std::abs(v) <= 9007199254740992.0)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
@@ -77,6 +81,11 @@ std::vector<gpufec::backend> bench_options::resolved_backends() const {
   if (backend != "all") return {parse_backend(backend)};  // cuda without a device: throws
   if (cuda_device_count() > 0) return {gpufec::backend::cpu, gpufec::backend::cuda};
   return {gpufec::backend::cpu};
+}
+
+std::ostream& decode_options::log() const {
+  static std::ostream discard(nullptr);  // no buffer: every write is dropped
+  return quiet ? discard : std::cerr;
 }
 
 std::ostream& bench_options::table() const {

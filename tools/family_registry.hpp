@@ -78,7 +78,10 @@ struct simulate_options {
 struct decode_options {
   std::string backend = "auto";
   int threads = 0;
+  bool quiet = false;  // no plan description, progress or summary on stderr (errors still)
   gpufec::backend resolved_backend() const { return parse_backend(backend); }
+  // Where a decode's informational lines go: stderr, or nowhere with --quiet.
+  std::ostream& log() const;
 };
 struct encode_options {
   int threads = 0;
@@ -142,6 +145,21 @@ CLI::Validator sweep_validator();
 // input or another output: pairs of option and path (gpufec/common/files.hpp, require_distinct).
 void distinct_paths(std::initializer_list<named_path> inputs,
                     std::initializer_list<named_path> outputs);
+// Runs `make`, turning the library's invalid_argument (a description that names its bad field)
+// into a usage_error (exit 2): the values came from the command line. A missing CUDA device
+// (backend_unavailable) stays what it is: the command line is valid, this machine cannot run it
+// (exit 1).
+template <class Fn>
+auto from_options(Fn&& make) {
+  try {
+    return make();
+  } catch (const backend_unavailable&) {
+    throw;
+  } catch (const invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
 // Sets the OpenMP threads when asked for (0 keeps OpenMP's default).
 void use_threads(int threads);
 // Runs a sweep the standard way: table on stdout, progress on stderr, --json/--csv rewritten

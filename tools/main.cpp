@@ -8,8 +8,10 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <regex>
 #include <utility>
 #include <vector>
 
@@ -113,6 +115,8 @@ void add_decode_options(CLI::App& cmd, decode_options& o) {
       ->check(CLI::IsMember(names_of<gpufec::backend>()))
       ->capture_default_str();
   add_threads_option(cmd, o.threads);
+  cmd.add_flag("--quiet,-q", o.quiet,
+               "no plan description, progress or summary on stderr (errors are still reported)");
 }
 
 // The bench backends: every backend name, and "all".
@@ -159,6 +163,49 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
   return {};
 }
 
+// CLI11's own wording, rewritten to name the option and say what to do: "--backend: At Most 1
+// required but received 2" -> "--backend was given 2 times; give it once", and likewise a missing
+// value, an unexpected word, a value of the wrong type, a name outside a set, and the first of
+// several validators' complaints.
+std::string readable_parse_error(const std::string& message) {
+  std::smatch m;
+  static const std::regex at_most(R"(^(\S+): At Most 1 required but received (\d+)$)");
+  static const std::regex missing(R"(^(\S+): \d+ required \S+ missing$)");
+  static const std::regex unexpected(
+      R"(^The following arguments? (?:was|were) not expected: (.*)$)");
+  static const std::regex conversion(R"(^Could not convert: (\S+) = (.*)$)");
+  static const std::regex not_in(R"(^(\S+): (.*) not in \{(.*)\}$)");
+  static const std::regex both(R"(^(\S+): \((.*?)\) AND \(.*\)$)");
+  static const std::regex excludes(R"(^(\S+) excludes (\S+)$)");
+  if (std::regex_match(message, m, at_most))
+    return m[1].str() + " was given " + m[2].str() + " times; give it once";
+  if (std::regex_match(message, m, missing)) return m[1].str() + " needs a value";
+  if (std::regex_match(message, m, unexpected)) {
+    const std::string words = m[1].str();
+    if (words[0] == '-') return "unknown option '" + words + "'";
+    return "unexpected argument '" + words +
+           "' (options take one value each; lists are comma-separated)";
+  }
+  if (std::regex_match(message, m, conversion)) {
+    const std::string value = m[2].str();
+    char* end = nullptr;
+    (void)std::strtod(value.c_str(), &end);
+    const bool number = !value.empty() && end == value.c_str() + value.size();
+    return m[1].str() + ": '" + value + "' is not " +
+           (number ? "a whole number in decimal digits" : "a value it takes");
+  }
+  if (std::regex_match(message, m, not_in)) {
+    std::string names = m[3].str();
+    for (std::size_t at = 0; (at = names.find(',', at)) != std::string::npos; at += 2)
+      names.replace(at, 1, ", ");
+    return m[1].str() + ": '" + m[2].str() + "' is not one of " + names;
+  }
+  if (std::regex_match(message, m, both)) return m[1].str() + ": " + m[2].str();
+  if (std::regex_match(message, m, excludes))
+    return m[1].str() + " and " + m[2].str() + " exclude each other: give one of them";
+  return message;
+}
+
 // A one-line message for every parse error; help and version are not errors.
 int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, char** argv) {
   if (dynamic_cast<const CLI::CallForHelp*>(&e) || dynamic_cast<const CLI::CallForAllHelp*>(&e) ||
@@ -171,7 +218,7 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e, int argc, 
   std::string message = e.what();
   for (char& c : message)
     if (c == '\n') c = ' ';
-  std::cerr << "gpufec: error: " << message << " (see --help)\n";
+  std::cerr << "gpufec: error: " << readable_parse_error(message) << " (see --help)\n";
   return 2;
 }
 

@@ -303,6 +303,11 @@ void require_distinct(std::initializer_list<named_path> inputs,
             b.second, "' name the same file");
   };
   const std::vector<named_path> in(inputs), out(outputs);
+  // Standard input can be read once: two inputs from it would split it between them.
+  for (std::size_t i = 0; i < in.size(); ++i)
+    for (std::size_t j = i + 1; j < in.size(); ++j)
+      require(!(in[i].second == "-" && in[j].second == "-"), in[i].first, " and ", in[j].first,
+              " both read standard input ('-'); give one of them a file");
   for (std::size_t i = 0; i < out.size(); ++i) {
     for (const named_path& x : in)
       if (!(x.second == "-" && out[i].second == "-")) check(out[i], x);  // stdin, stdout

@@ -201,6 +201,8 @@ class sample_reader::impl {
   std::string buf_;  // bytes read and not yet consumed: [pos_, size)
   std::size_t pos_ = 0;
   bool eof_ = false, bom_checked_ = false, in_comment_ = false;
+
+ public:
   std::uint64_t line_ = 1;
 };
 
@@ -232,6 +234,9 @@ sample_format sample_reader::format() const {
 std::uint64_t sample_reader::samples_read() const {
   return impl_->samples_;
 }
+std::uint64_t sample_reader::line() const {
+  return impl_->line_;
+}
 std::uint64_t sample_reader::bytes_read() const {
   return impl_->consumed_;
 }
@@ -245,6 +250,41 @@ std::vector<float> read_samples(const std::string& path, sample_format format) {
   while (reader.read(chunk, std::size_t{1} << 20))
     all.insert(all.end(), chunk.begin(), chunk.end());
   return all;
+}
+
+sample_frames read_sample_frames(const std::string& path, sample_format format) {
+  sample_reader reader(path, format);
+  sample_frames out;
+  if (format == sample_format::f32 || format == sample_format::i8) {
+    out.samples = read_samples(path, format);
+    out.lengths.push_back(out.samples.size());
+    return out;
+  }
+  std::vector<float> one;
+  std::uint64_t line = 0;
+  while (reader.read(one, 1)) {  // one at a time: the reader's line is then the sample's
+    if (out.lengths.empty() || reader.line() != line) out.lengths.push_back(0);
+    line = reader.line();
+    out.samples.push_back(one[0]);
+    ++out.lengths.back();
+  }
+  return out;
+}
+
+void write_bit_frames(const std::string& path, std::span<const std::uint8_t> bits,
+                      std::span<const std::size_t> lengths, bits_format format) {
+  if (format == bits_format::packed) return write_bits(path, bits, format);
+  output_file out(path);
+  std::string text;
+  text.reserve(bits.size() + lengths.size());
+  std::size_t at = 0;
+  for (const std::size_t n : lengths) {
+    for (std::size_t i = 0; i < n; ++i) text += bits[at + i] ? '1' : '0';
+    text += '\n';
+    at += n;
+  }
+  out.write(text);
+  out.commit();
 }
 
 void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,

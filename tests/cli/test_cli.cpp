@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -116,19 +117,33 @@ TEST(Cli, SameSeedSameNumbersWhateverThreads) {
 TEST(Cli, DecodeUncodedWritesHardDecisions) {
   const std::string in = temp_path("rx.txt"), out = temp_path("bits.txt");
   std::ofstream(in) << "# received samples\n0.9 -1.2, 0.1\n-0.01 3e-1\n";
-  const cli_result r = run_cli("decode uncoded --input " + in + " --output " + out);
+  cli_result r = run_cli("decode uncoded --input " + in + " --output " + out);
   ASSERT_EQ(r.status, 0) << r.output;
-  std::string bits;
-  std::ifstream(out) >> bits;
-  EXPECT_EQ(bits, "01010");
+  auto text = [&] {
+    std::ifstream file(out);
+    return std::string(std::istreambuf_iterator<char>(file), {});
+  };
+  EXPECT_EQ(text(), "010\n10\n") << "a frame per line of text input";
+  ASSERT_EQ(run_cli("decode uncoded --input " + in + " --output " + out + " --per-line 2").status,
+            0);
+  EXPECT_EQ(text(), "01\n01\n0\n");
 
-  const float samples[3] = {-1.0f, 2.0f, -0.5f};
+  const float samples[4] = {-1.0f, 2.0f, -0.5f, 3.0f};
   const std::string f32 = temp_path("rx.f32");
   std::ofstream(f32, std::ios::binary)
       .write(reinterpret_cast<const char*>(samples), sizeof samples);
   ASSERT_EQ(run_cli("decode uncoded -i " + f32 + " -o " + out + " --input-format f32").status, 0);
-  std::ifstream(out) >> bits;
-  EXPECT_EQ(bits, "101");
+  EXPECT_EQ(text(), "1010\n") << "raw input: one frame";
+  ASSERT_EQ(run_cli("decode uncoded -i " + f32 + " -o " + out + " --input-format f32 --K 2").status,
+            0);
+  EXPECT_EQ(text(), "10\n10\n") << "--K: frames of K";
+  r = run_cli("decode uncoded -i " + f32 + " -o " + out + " --input-format f32 --K 3");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("not whole frames of K = 3"), std::string::npos) << r.output;
+  // A hard decision runs on the CPU: --backend cuda asks for what it does not do.
+  r = run_cli("decode uncoded -i " + f32 + " -o " + out + " --input-format f32 --backend cuda");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("runs on the CPU"), std::string::npos) << r.output;
 
   std::filesystem::remove(f32);
   std::filesystem::remove(in);

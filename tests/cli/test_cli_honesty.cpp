@@ -145,7 +145,7 @@ TEST_F(CliHonesty, EncodeChannelAndDecodeFromTheCommandLineAlone) {
   ASSERT_EQ(r.status, 0) << r.output;
   r = run_cli("decode uncoded -i " + path("llr.txt") + " -o " + path("u.txt"));
   ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(read_all(path("u.txt")), "01101\n");
+  EXPECT_EQ(read_all(path("u.txt")), "0110\n1\n") << "a frame per line, as sent";
 }
 
 TEST_F(CliHonesty, TheSmallerPrHintOnlyWhenItWouldHelp) {

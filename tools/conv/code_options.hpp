@@ -56,17 +56,4 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 // it); with --decoder reference or fast a usage_error (exit 2).
 backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d);
 
-// Runs `make`, turning the library's invalid_argument (a description that names its bad field)
-// into a usage_error: the values came from the command line.
-template <class Fn>
-auto from_options(Fn&& make) {
-  try {
-    return make();
-  } catch (const backend_unavailable&) {
-    throw;
-  } catch (const invalid_argument& e) {
-    throw usage_error(e.what());
-  }
-}
-
 }  // namespace gpufec::cli

@@ -92,7 +92,8 @@ class bit_sink {
 // the end; nothing otherwise (logs and pipes never see it).
 class progress_line {
  public:
-  explicit progress_line(const sample_reader& in) : in_(in), tty_(isatty(STDERR_FILENO) == 1) {}
+  progress_line(const sample_reader& in, bool quiet)
+      : in_(in), tty_(!quiet && isatty(STDERR_FILENO) == 1) {}
   ~progress_line() { clear(); }
   void update(std::uint64_t bits) {
     if (!tty_) return;
@@ -147,6 +148,7 @@ struct conv_decode_options {
 // Both modes, over chunks of at most `chunk` values of the input's kind (float, or raw int8).
 struct decode_run {
   const conv_decode_options& o;
+  std::ostream& log;  // informational lines (--quiet: none)
   sample_reader in;
   output_file& out;
   bit_sink sink;
@@ -178,7 +180,7 @@ struct decode_run {
     so.kernel = d.kernel;
     conv::stream_decoder dec =
         from_options([&] { return conv::stream_decoder(code, pattern, so); });
-    progress_line progress(in);
+    progress_line progress(in, log.rdbuf() == nullptr);
     while (const std::size_t n = next(o.chunk)) {
       bits.clear();
       if (int8)
@@ -196,9 +198,9 @@ struct decode_run {
     }
     sink.write(bits);
     progress.clear();
-    std::cerr << "gpufec: decoded a stream of " << dec.values_received() << " LLRs ("
-              << dec.stages_received() << " stages) into " << sink.count() << " bits; "
-              << dec.describe() << "\n";
+    log << "gpufec: decoded a stream of " << dec.values_received() << " LLRs ("
+        << dec.stages_received() << " stages) into " << sink.count() << " bits; " << dec.describe()
+        << "\n";
   }
 
   void frames(const conv::conv_code& code, const conv::puncture_pattern& pattern,
@@ -226,7 +228,7 @@ struct decode_run {
     conv::decoder_plan plan = from_options([&] {
       return conv::decoder_plan(code, pattern, o.frame_bits, term, d, where, batch_frames);
     });
-    progress_line progress(in);
+    progress_line progress(in, log.rdbuf() == nullptr);
     std::uint64_t frames_done = 0;
     while (const std::size_t got = next(batch_frames * n)) {
       if (got % n != 0) throw not_whole(in.samples_read());
@@ -247,15 +249,14 @@ struct decode_run {
     }
     progress.clear();
     const conv::plan_summary& chosen = plan.summary();
-    std::cerr << "gpufec: decoded " << frames_done << " frames of " << n << " LLRs into "
-              << sink.count() << " bits (" << name_of(chosen.decoder) << " decoder";
-    if (chosen.decoder == conv::decoder_kind::tiled)
-      std::cerr << ", tile " << chosen.tile.to_string();
+    log << "gpufec: decoded " << frames_done << " frames of " << n << " LLRs into " << sink.count()
+        << " bits (" << name_of(chosen.decoder) << " decoder";
+    if (chosen.decoder == conv::decoder_kind::tiled) log << ", tile " << chosen.tile.to_string();
     if (chosen.where == backend::cuda)
-      std::cerr << ", CUDA: " << chosen.kernel << ", batches of " << batch_frames << " frames)\n";
+      log << ", CUDA: " << chosen.kernel << ", batches of " << batch_frames << " frames)\n";
     else
-      std::cerr << (chosen.kernel.empty() ? "" : ", " + chosen.kernel) << ", " << chosen.threads
-                << " threads)\n";
+      log << (chosen.kernel.empty() ? "" : ", " + chosen.kernel) << ", " << chosen.threads
+          << " threads)\n";
   }
 };
 
@@ -341,6 +342,7 @@ action decode_conv(CLI::App& cmd, const decode_options& common) {
                                  : stream                    ? 0
                                                              : o->frame_bits;
     decode_run run{*o,
+                   common.log(),
                    std::move(reader),
                    out,
                    bit_sink(out, parse_bits_format(o->output_format), per_line),

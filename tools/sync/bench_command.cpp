@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "family_registry.hpp"
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/common/provenance.hpp"
 #include "sync/bench.hpp"
@@ -20,6 +21,7 @@ struct sync_bench_options {
   bool drift = false;
   std::size_t fold_min_frames = 0;
   std::string fold = "auto";
+  CLI::Option* batches_option = nullptr;
 };
 
 action bench_sync(CLI::App& cmd, const bench_options& common) {
@@ -33,10 +35,10 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
       ->delimiter(',')
       ->check(in_range(0, 0.4999))
       ->capture_default_str();
-  cmd.add_option("--batches", o->batches, "GPU frames per decode call")
-      ->delimiter(',')
-      ->check(in_range(1, 1 << 20))
-      ->capture_default_str();
+  o->batches_option = cmd.add_option("--batches", o->batches, "GPU frames per decode call")
+                          ->delimiter(',')
+                          ->check(in_range(1, 1 << 20))
+                          ->capture_default_str();
   cmd.add_option("--cpu-frames", o->cpu_frames, "frames the CPU reference decodes (median)")
       ->check(in_range(1, 1 << 20))
       ->capture_default_str();
@@ -76,9 +78,15 @@ action bench_sync(CLI::App& cmd, const bench_options& common) {
     cfg.storage = parse_name<sync::storage_mode>(o->storage, "--storage");
     // The CPU reference always runs (the speedups are against it); --backend cuda without a device
     // throws here, never a run of CPU rows only.
+    cfg.cuda = false;
     for (auto b : common.resolved_backends()) cfg.cuda |= b == backend::cuda;
     const auto rows = sync::run_bench(cfg);
     common.table() << sync::format_table(rows) << std::flush;
+    // Without CUDA rows, --batches (GPU frames per call) measured nothing: say so.
+    if (!cfg.cuda && o->batches_option->count())
+      std::cerr << "gpufec: no GPU rows were run (--backend " << common.backend
+                << (cuda_device_count() == 0 ? ", and no CUDA device here" : "")
+                << "): --batches applies to them only\n";
     common.write_json(json, sync::to_json(rows, cfg), started, cfg.cuda);
     return 0;
   };

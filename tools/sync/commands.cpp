@@ -56,6 +56,7 @@ struct sync_decode_options {
   std::string input, input_format = "auto";
   std::string app, app_format = "text", decisions, drift;
   std::size_t batch = 256;
+  CLI::Option* app_format_option = nullptr;
 };
 
 action decode_sync(CLI::App& cmd, const decode_options& common) {
@@ -69,10 +70,11 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
   add_code_options(cmd, o->code);
   add_channel_options(cmd, o->channel, false);
   cmd.add_option("--app", o->app, "write the APPs L_i(D) here");
-  cmd.add_option("--app-format", o->app_format,
-                 "text (%.17g, one symbol per line), csv or f64 (raw doubles)")
-      ->check(CLI::IsMember(names_of<sync::app_format>()))
-      ->capture_default_str();
+  o->app_format_option =
+      cmd.add_option("--app-format", o->app_format,
+                     "text (%.17g, one symbol per line), csv or f64 (raw doubles)")
+          ->check(CLI::IsMember(names_of<sync::app_format>()))
+          ->capture_default_str();
   cmd.add_option("--decisions", o->decisions, "write hard decisions here (one frame per line)");
   cmd.add_option("--drift", o->drift,
                  "write the drift posterior at codeword boundaries here (csv)");
@@ -82,6 +84,8 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
   return [o, &common] {
     if (o->app.empty() && o->decisions.empty() && o->drift.empty())
       throw usage_error("decode sync writes nothing: give --decisions, --app or --drift");
+    if (o->app.empty() && o->app_format_option->count())
+      throw usage_error("--app-format applies to --app, which is not given");
     distinct_paths({{"--input", o->input}, {"--codebook", o->code.codebook}},
                    {{"--app", o->app}, {"--decisions", o->decisions}, {"--drift", o->drift}});
     check_channel(o->channel);
@@ -97,7 +101,7 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
         sync::read_received_file(o->input, sync::parse_received_format(o->input_format));
     sync::decoder_plan plan(code, ch, options, common.resolved_backend(),
                             std::min(o->batch, received.frames()));
-    std::cerr << plan.describe();
+    common.log() << plan.describe();
     std::size_t undecodable = 0;
     sync::decode_output out;
     for (std::size_t first = 0; first < received.frames(); first += o->batch) {
@@ -113,8 +117,8 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
         }
     }
     files.commit();
-    std::cerr << "gpufec: decoded " << received.frames() - undecodable << " of "
-              << received.frames() << " frames from '" << o->input << "'\n";
+    common.log() << "gpufec: decoded " << received.frames() - undecodable << " of "
+                 << received.frames() << " frames from '" << o->input << "'\n";
     return undecodable ? 1 : 0;
   };
 }

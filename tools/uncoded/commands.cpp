@@ -42,7 +42,9 @@ struct uncoded_decode_options {
   std::string input, output;
   std::string input_format = "auto";
   std::string output_format = "text";
+  std::uint64_t frame_bits = 0;
   std::size_t per_line = 0;
+  CLI::Option* per_line_option = nullptr;
 };
 
 action decode_uncoded(CLI::App& cmd, const decode_options& common) {
@@ -51,31 +53,53 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
                  "received BPSK samples or LLRs (positive means bit 0): the decision is the same; "
                  "- reads stdin")
       ->required();
-  cmd.add_option("--output,-o", o->output, "where to write the hard decisions; - writes stdout")
+  cmd.add_option("--output,-o", o->output,
+                 "where to write the hard decisions, a frame per line; - writes stdout")
       ->required();
   cmd.add_option(
          "--input-format", o->input_format,
-         "auto or text (numbers separated by spaces, commas or newlines; auto never guesses "
-         "binary), f32 (raw float32) or i8 (raw int8)")
+         "auto or text (numbers separated by spaces, commas or newlines, a frame per line; auto "
+         "never guesses binary), f32 (raw float32) or i8 (raw int8)")
       ->check(CLI::IsMember(names_of<sample_format>()))
       ->capture_default_str();
   cmd.add_option("--output-format", o->output_format,
                  "text ('0'/'1' characters) or packed (8 bits per byte, MSB first)")
       ->check(CLI::IsMember(names_of<bits_format>()))
       ->capture_default_str();
-  cmd.add_option("--per-line", o->per_line, "bits per line of text output (0 = one line)")
-      ->check(unsigned_integer());
+  cmd.add_option("--K", o->frame_bits,
+                 "frames of K samples (the input must hold whole frames); default: a text "
+                 "input's lines, a raw input's samples as one frame")
+      ->check(unsigned_integer() & in_range(1, 4294967296.0));
+  o->per_line_option =
+      cmd.add_option("--per-line", o->per_line, "text output: bits per line instead of a frame")
+          ->check(unsigned_integer() & in_range(1, 1e12));
   return [o, &common] {
-    // A hard decision is memory-bound and tiny: the CPU does it whatever the backend, so the
-    // result is the same; --backend is accepted for symmetry with other families.
-    (void)common.resolved_backend();
+    // A hard decision is memory-bound and tiny: copying the samples to a GPU would cost more than
+    // deciding them, so it runs on the CPU; --backend cuda asks for what this command does not do.
+    if (parse_name<gpufec::backend>(common.backend, "--backend") == gpufec::backend::cuda)
+      throw usage_error(
+          "decode uncoded runs on the CPU (a hard decision costs less than copying the samples "
+          "to a GPU); give --backend cpu or auto");
+    if (o->output_format == "packed" && o->per_line_option->count())
+      throw usage_error("--per-line applies to --output-format text");
     use_threads(common.threads);
     distinct_paths({{"--input", o->input}}, {{"--output", o->output}});
-    const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
-    const std::vector<std::uint8_t> bits = uncoded::hard_decisions(llr);
-    write_bits(o->output, bits, parse_bits_format(o->output_format), o->per_line);
-    std::cerr << "gpufec: decoded " << bits.size() << " samples from '" << o->input << "' into '"
-              << o->output << "'\n";
+    sample_frames in = read_sample_frames(o->input, parse_sample_format(o->input_format));
+    if (o->frame_bits) {
+      const std::size_t K = o->frame_bits, total = in.samples.size();
+      require<format_error>(total % K == 0, o->input, ": ", total,
+                            " samples are not whole frames of K = ", K, " (", total / K,
+                            " frames and ", total % K, " samples left over)");
+      in.lengths.assign(total / K, K);
+    }
+    const std::vector<std::uint8_t> bits = uncoded::hard_decisions(in.samples);
+    const bits_format format = parse_bits_format(o->output_format);
+    if (o->per_line_option->count())
+      write_bits(o->output, bits, format, o->per_line);
+    else
+      write_bit_frames(o->output, bits, in.lengths, format);
+    common.log() << "gpufec: decoded " << in.lengths.size() << " frames (" << bits.size()
+                 << " samples) from '" << o->input << "' into '" << o->output << "'\n";
     return 0;
   };
 }

@@ -114,7 +114,8 @@ bool same_file(const std::string& a, const std::string& b);
 
 // Throws invalid_argument when an output names the same file as an input or another output
 // (pairs of option name and path; empty paths are skipped; "-" as input and as output are stdin
-// and stdout): "--decisions 'x' and --input 'x' name the same file".
+// and stdout): "--decisions 'x' and --input 'x' name the same file"; and when two inputs are both
+// standard input.
 using named_path = std::pair<std::string_view, std::string>;
 void require_distinct(std::initializer_list<named_path> inputs,
                       std::initializer_list<named_path> outputs);

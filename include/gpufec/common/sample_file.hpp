@@ -29,6 +29,14 @@ sample_format parse_sample_format(std::string_view name);  // "auto", "text", "f
 
 std::vector<float> read_samples(const std::string& path, sample_format format);
 
+// The samples of a file in frames: a text file's frames are its lines (a line holding no sample,
+// blank or a comment, is none); a raw file (f32, i8) has no lines: one frame of every sample.
+struct sample_frames {
+  std::vector<float> samples;
+  std::vector<std::size_t> lengths;  // samples per frame, in order, summing to samples.size()
+};
+sample_frames read_sample_frames(const std::string& path, sample_format format);
+
 class sample_reader {
  public:
   // Opens `path` ("-": standard input); throws format_error naming it when it is missing, a
@@ -49,6 +57,9 @@ class sample_reader {
   const std::string& name() const;  // for messages: the path, or "standard input" for "-"
   sample_format format() const;
   std::uint64_t samples_read() const;
+  // Text: the line (from 1) the reader is on, the last sample's line right after a read of one
+  // sample (a number never spans lines); raw formats: 1.
+  std::uint64_t line() const;
   std::uint64_t bytes_read() const;  // bytes of the file consumed so far
   std::int64_t size() const;         // bytes of a regular file, -1 when not known (a pipe)
 
@@ -65,6 +76,10 @@ bits_format parse_bits_format(std::string_view name);  // "text", "packed"
 // (gpufec/common/files.hpp): complete or not at all; "-" writes standard output.
 void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
                 std::size_t per_line = 0);
+// text: one line per frame of `lengths` bits (a frame of 0 bits is an empty line); packed: every
+// bit in order as above.
+void write_bit_frames(const std::string& path, std::span<const std::uint8_t> bits,
+                      std::span<const std::size_t> lengths, bits_format format);
 
 }  // namespace gpufec
 

@@ -160,7 +160,12 @@ sim::fields sim_family::parameters() const {
           {"Pd", fixed(setup_.Pd)},
           {"Ps", setup_.Ps},
           {"Pr", o.Pr},
-          {"storage", to_string(o.storage)},
+          // What runs: the CPU keeps one index's gamma at a time, so compact runs as local there
+          // (each point's plan details say what automatic chose).
+          {"storage",
+           resolve_backend(setup_.where) == backend::cpu && o.storage == storage_mode::compact
+               ? to_string(storage_mode::local)
+               : to_string(o.storage)},
           {"lattice", to_string(o.lattice)},
           {"lattice_real", to_string(o.lattice_real)},
           {"frame_end", o.end_known ? "known" : "unknown"}};
