@@ -6,12 +6,14 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include "conv/fast_decoder.hpp"
 #include "conv/frame_quantizer.hpp"
 #include "conv/llr_input.hpp"
 #include "conv/tiled_device.hpp"
+#include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/page_locked.hpp"
 
@@ -75,18 +77,23 @@ struct frame_error : invalid_argument {
 
 // Runs decode(first, count, thread) over groups of `group` consecutive frames (the last may be
 // shorter) on `threads` threads. Exceptions cannot leave an OpenMP loop, so the error of the
-// lowest frame is kept and rethrown after it, naming the frame.
+// lowest frame is kept and rethrown after it, naming the frame; a stop (gpufec::stopped) ends the
+// groups not yet begun and is rethrown as it is.
 template <class Fn>
 void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& decode) {
   std::size_t failed_frame = frames;
   std::string message;
+  std::atomic<bool> stopped_any{false};
   const auto groups = static_cast<std::ptrdiff_t>((frames + group - 1) / group);
 // A single group runs on the calling thread: no team to start or wait for.
 #pragma omp parallel for num_threads(threads) schedule(static) if (groups > 1)
   for (std::ptrdiff_t g = 0; g < groups; ++g) {
     const std::size_t first = static_cast<std::size_t>(g) * group;
+    if (stopped_any.load(std::memory_order_relaxed)) continue;
     try {
       decode(first, std::min(group, frames - first), omp_get_thread_num());
+    } catch (const stopped&) {
+      stopped_any = true;
     } catch (const std::exception& e) {
       const auto* fe = dynamic_cast<const frame_error*>(&e);
       const std::size_t f = fe ? fe->frame : first;
@@ -97,6 +104,7 @@ void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& dec
       }
     }
   }
+  if (stopped_any) throw stopped();
   if (failed_frame < frames) throw invalid_argument(cat("frame ", failed_frame, ": ", message));
 }
 
@@ -143,10 +151,19 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
 
   engine_ = std::make_unique<detail::plan_engine>();
   engine_->coded = summary_.shape.coded_bits;
-  const auto threads = static_cast<std::size_t>(summary_.threads);
   bool use_fast = options.decoder == decoder_kind::fast;
   if (options.decoder == decoder_kind::automatic)
     use_fast = detail::acs_shape(code_.K()).lanes >= 2;
+  // A CPU decoder takes a frame (the fast one a run of frames) per thread: no more threads, and
+  // no more per-thread scratch, than a batch of max_batch frames can use. One long frame is one
+  // thread's work with one frame's scratch, not a copy per thread.
+  if (!on_cuda) {
+    const std::size_t tasks =
+        use_fast && !tiled ? (max_batch + detail::kFastRun - 1) / detail::kFastRun : max_batch;
+    summary_.threads =
+        static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(summary_.threads), tasks));
+  }
+  const auto threads = static_cast<std::size_t>(summary_.threads);
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
@@ -159,34 +176,52 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
   } else if (tiled) {
     summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
-    for (std::size_t t = 0; t < threads; ++t) {
-      engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
-    }
-    engine_->int8_frame.resize(threads);
     summary_.decoder = decoder_kind::tiled;
     const std::size_t most = summary_.tile.stages();
     summary_.scratch_bytes =
         threads * (most * (code_.states() + 8 * code_.beta()) +
                    summary_.shape.stages * (1 + 8 * code_.beta()) + summary_.shape.coded_bits);
+    require_memory();
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
+    engine_->int8_frame.resize(threads);
   } else if (use_fast) {
     engine_->trellis.emplace(code_);
     engine_->fast.emplace(*engine_->trellis, pattern_, summary_.shape, term_, summary_.wrap_stages);
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->scratch.push_back(engine_->fast->make_scratch());
+    const std::size_t run = std::min(max_batch, detail::kFastRun);
     summary_.decoder = decoder_kind::fast;
     summary_.kernel = engine_->trellis->describe();
-    summary_.scratch_bytes = threads * engine_->fast->scratch_bytes();
+    summary_.scratch_bytes = threads * engine_->fast->scratch_bytes(run);
+    require_memory();
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->scratch.push_back(engine_->fast->make_scratch(run));
   } else {
     reference_options ro;
     ro.metric = options.reference_metric;
     ro.wrap_stages = summary_.wrap_stages;
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->reference.emplace_back(code_, pattern_, frame_bits, term_, ro);
     summary_.decoder = decoder_kind::reference;
     const std::size_t total = summary_.shape.stages + 2 * summary_.wrap_stages;
     summary_.scratch_bytes = threads * (total * (code_.states() + 8 * code_.beta()) +
                                         8 * summary_.shape.stages * code_.beta());
+    require_memory();
+    for (std::size_t t = 0; t < threads; ++t)
+      engine_->reference.emplace_back(code_, pattern_, frame_bits, term_, ro);
   }
+}
+
+// What a CPU plan's decoders will hold (summary_.scratch_bytes), checked before any of it is
+// made: an impossible request fails at the plan, naming its need and the ways out.
+void decoder_plan::require_memory() const {
+  const std::size_t available = available_host_memory();
+  const auto threads = static_cast<std::size_t>(summary_.threads);
+  require<out_of_memory>(
+      summary_.scratch_bytes <= available, "the CPU conv decoder (", name_of(summary_.decoder),
+      ") needs ", bytes_text(summary_.scratch_bytes), " for ", threads, " frame",
+      threads == 1 ? "" : "s", " of ", summary_.shape.stages, " stages at once, but ",
+      bytes_text(available), " of memory is available",
+      threads > 1 ? "; fewer threads (--threads 1) need less" : "",
+      summary_.decoder == decoder_kind::tiled ? "" : "; the tiled decoder (--decoder tiled) less",
+      "; shorter frames less");
 }
 
 decoder_plan::~decoder_plan() = default;
@@ -290,12 +325,13 @@ void run_device_batch(detail::plan_engine& e, int threads, std::size_t frames,
 // f's int8 LLRs from `fast_input(f, buffer)`.
 template <class Reference, class FastInput>
 void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
-               batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input) {
+               batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input,
+               const stop_token& stop) {
   if (!e.tiled.empty()) {
     detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
       const auto thread = static_cast<std::size_t>(t);
       e.tiled[thread].decode(fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]),
-                             bits.frame(f));
+                             bits.frame(f), stop);
     });
     return;
   }
@@ -313,7 +349,7 @@ void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
                                  return fast_input(first + f, buffer);
                                },
                                [&](std::size_t f) { return bits.frame(first + f); },
-                               e.scratch[static_cast<std::size_t>(t)]);
+                               e.scratch[static_cast<std::size_t>(t)], stop);
                          });
 }
 
@@ -334,7 +370,8 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
     engine_->device->decode_device_hard(received.data, received.frames(), bits.data, stream);
 }
 
-void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits) {
+void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits,
+                          const stop_token& stop) {
   if (received.on_device() || bits.on_device()) return decode(received, bits, nullptr);
   check_batches(*this, received, bits, "LLRs");
   const double fixed_scale = options_.llr_scale;
@@ -345,7 +382,9 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
                             });
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
+      [&](reference_decoder& d, std::size_t f) {
+        d.decode(received.frame(f), bits.frame(f), stop);
+      },
       [&](std::size_t f, std::vector<std::int8_t>& buffer) {
         const auto frame = received.frame(f);
         buffer.resize(frame.size());
@@ -355,7 +394,8 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
           throw detail::frame_error(f, error.what());
         }
         return std::span<const std::int8_t>(buffer);
-      });
+      },
+      stop);
 }
 
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits,
@@ -365,7 +405,8 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
     engine_->device->decode_device(received.data, received.frames(), bits.data, stream);
 }
 
-void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits) {
+void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits,
+                          const stop_token& stop) {
   if (received.on_device() || bits.on_device()) {
     decode(received, bits, nullptr);
     engine_->device->wait(nullptr);
@@ -379,11 +420,14 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
   }
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) { d.decode(received.frame(f), bits.frame(f)); },
-      [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(f); });
+      [&](reference_decoder& d, std::size_t f) {
+        d.decode(received.frame(f), bits.frame(f), stop);
+      },
+      [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(f); }, stop);
 }
 
-void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits) {
+void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                               const stop_token& stop) {
   if (received.on_device() || bits.on_device()) {
     decode_hard(received, bits, nullptr);
     engine_->device->wait(nullptr);
@@ -397,13 +441,16 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
                             });
   run_batch(
       *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) { d.decode_hard(received.frame(f), bits.frame(f)); },
+      [&](reference_decoder& d, std::size_t f) {
+        d.decode_hard(received.frame(f), bits.frame(f), stop);
+      },
       [&](std::size_t f, std::vector<std::int8_t>& buffer) {
         const auto frame = received.frame(f);
         buffer.resize(frame.size());
         detail::harden_frame(frame, buffer.data(), 1);
         return std::span<const std::int8_t>(buffer);
-      });
+      },
+      stop);
 }
 
 }  // namespace gpufec::conv

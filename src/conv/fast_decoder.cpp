@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "conv/reference_core.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv::detail {
@@ -283,33 +284,47 @@ fast_frame_decoder::fast_frame_decoder(const fast_trellis& trellis, const punctu
 // Stages of branch tables made at a time: 512 x 32 bytes at most, well inside the L1 cache.
 constexpr std::size_t kTableChunk = 512;
 
-fast_scratch fast_frame_decoder::make_scratch() const {
-  const std::size_t total = shape_.stages + 2 * wrap_;
+namespace {
+// The slots decode_run uses for runs of at most `run` frames (see make_scratch).
+std::size_t slots_for_run(std::size_t run, bool two_frames) {
+  return !two_frames || run <= 1 ? 1 : run <= 3 ? 2 : 4;
+}
+// Stages between two looks at the stop token: whole chunks of branch tables.
+constexpr std::size_t kStopCheckChunks = kStopCheckStages / kTableChunk;
+}  // namespace
+
+fast_scratch fast_frame_decoder::make_scratch(std::size_t) const {
   fast_scratch s;
-  for (fast_slot& slot : s.slot) {
-    slot.received.resize(shape_.coded_bits);
-    if (pattern_.punctures())
-      slot.depunctured.resize(shape_.stages * static_cast<std::size_t>(pattern_.beta()));
-    slot.rows.resize(total * trellis_->row_bytes() + 8);
-    slot.metric.resize(trellis_->code().states());
-    slot.walked.resize(total);
-  }
   s.tables.resize(kTableChunk * two_frame_row(trellis_->layout()));
   return s;
 }
 
-std::size_t fast_frame_decoder::scratch_bytes() const {
+void fast_frame_decoder::ready(fast_slot& slot) const {
+  if (!slot.rows.empty()) return;
+  // A slot's buffers are made on its first use: a plan holds a long frame's survivors (gigabytes
+  // at 2^26 stages) only for the slots its batches use, and a plan made only to say what it
+  // would choose holds none.
+  const std::size_t total = shape_.stages + 2 * wrap_;
+  if (pattern_.punctures())
+    slot.depunctured.resize(shape_.stages * static_cast<std::size_t>(pattern_.beta()));
+  slot.rows.resize(total * trellis_->row_bytes() + 8);
+  slot.metric.resize(trellis_->code().states());
+  slot.walked.resize(total);
+}
+
+std::size_t fast_frame_decoder::scratch_bytes(std::size_t run) const {
   const std::size_t total = shape_.stages + 2 * wrap_;
   const std::size_t slot =
       shape_.coded_bits +
       (pattern_.punctures() ? shape_.stages * static_cast<std::size_t>(pattern_.beta()) : 0) +
       total * trellis_->row_bytes() + 8 + 2 * trellis_->code().states();
-  return 4 * slot + 2 * kTableChunk * two_frame_row(trellis_->layout());
+  return slots_for_run(run, trellis_->two_frames()) * slot +
+         2 * kTableChunk * two_frame_row(trellis_->layout());
 }
 
 const std::int8_t* fast_frame_decoder::stage_llrs(std::span<const std::int8_t> received,
                                                   fast_slot& slot) const {
-  if (slot.depunctured.empty()) return received.data();
+  if (!pattern_.punctures()) return received.data();
   // Zeros where nothing was sent, one period at a time.
   std::int8_t* out = slot.depunctured.data();
   const std::size_t slots = gather_.size(), full = slot.depunctured.size();
@@ -354,12 +369,14 @@ unsigned fast_frame_decoder::end_state(const std::int16_t* metric) const {
 }
 
 void fast_frame_decoder::decode(std::span<const std::int8_t> received, std::span<std::uint8_t> bits,
-                                fast_scratch& scratch) const {
+                                fast_scratch& scratch, const stop_token& stop) const {
   fast_slot& slot = scratch.slot[0];
+  ready(slot);
   const std::size_t total = shape_.stages + 2 * wrap_, entries = trellis_->table_entries();
   const std::int8_t* llr = stage_llrs(received, slot);
   trellis_->start_metrics(term_ == termination::tail_biting, slot.metric.data());
   for (std::size_t e = 0; e < total; e += kTableChunk) {
+    if (e % (kStopCheckChunks * kTableChunk) == 0 && stop.requested()) throw stopped();
     const std::size_t n = std::min(kTableChunk, total - e);
     tables_for(llr, e, n, scratch.tables.data(), entries);
     trellis_->forward(slot.metric.data(), scratch.tables.data(), n,
@@ -371,14 +388,17 @@ void fast_frame_decoder::decode(std::span<const std::int8_t> received, std::span
 
 void fast_frame_decoder::forward_pair(std::span<const std::int8_t> received0,
                                       std::span<const std::int8_t> received1, fast_slot& a,
-                                      fast_slot& b, fast_scratch& scratch,
-                                      survivor_walk* walk) const {
+                                      fast_slot& b, fast_scratch& scratch, survivor_walk* walk,
+                                      const stop_token& stop) const {
   const std::size_t total = shape_.stages + 2 * wrap_;
   const std::size_t row_bytes = trellis_->row_bytes();
+  ready(a);
+  ready(b);
   const std::int8_t* llr[2] = {stage_llrs(received0, a), stage_llrs(received1, b)};
   std::int16_t* const metric[2] = {a.metric.data(), b.metric.data()};
   for (std::int16_t* m : metric) trellis_->start_metrics(term_ == termination::tail_biting, m);
   for (std::size_t e = 0; e < total; e += kTableChunk) {
+    if (e % (kStopCheckChunks * kTableChunk) == 0 && stop.requested()) throw stopped();
     const std::size_t n = std::min(kTableChunk, total - e);
     tables_for_two(llr[0], llr[1], e, n, scratch.tables.data());
     std::uint8_t* const rows[2] = {a.rows.data() + e * row_bytes, b.rows.data() + e * row_bytes};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "conv/fast_kernel.hpp"
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
@@ -86,9 +87,9 @@ struct fast_slot {
   std::vector<std::int16_t> metric;      // [S]
   std::vector<std::uint8_t> walked;      // [stages + 2W]: a walk's register bits, every stage
 };
-// Scratch for one thread, made at plan time: four frames' worth (a pair being decoded while the
-// previous pair is traced back), and the branch tables of one chunk of stages (made chunk by
-// chunk, so they stay in the L1 cache).
+// Scratch for one thread, made at plan time: up to four frames' worth (a pair being decoded while
+// the previous pair is traced back; make_scratch makes the slots a run can use), and the branch
+// tables of one chunk of stages (made chunk by chunk, so they stay in the L1 cache).
 struct fast_scratch {
   fast_slot slot[4];
   std::vector<std::int16_t> tables;  // [chunk][two_frame_row]
@@ -98,20 +99,26 @@ class fast_frame_decoder {
  public:
   fast_frame_decoder(const fast_trellis& trellis, const puncture_pattern& pattern,
                      const frame_shape& shape, termination term, std::size_t wrap_stages);
-  fast_scratch make_scratch() const;
-  std::size_t scratch_bytes() const;
-  // One frame of int8 LLRs (shape.coded_bits values, sizes checked by the caller).
+  // Scratch for one thread decoding runs of at most `run` frames: the slots' buffers are made on
+  // first use (a slot holds a frame's survivors, 2^(K-1) bits a stage: large for a long frame).
+  // scratch_bytes: what the slots such runs use come to (a slot for one frame, a pair for runs of
+  // 2 or 3, two pairs beyond).
+  fast_scratch make_scratch(std::size_t run) const;
+  std::size_t scratch_bytes(std::size_t run) const;
+  // One frame of int8 LLRs (shape.coded_bits values, sizes checked by the caller). Throws
+  // gpufec::stopped when `stop` is requested (checked every kStopCheckStages stages).
   void decode(std::span<const std::int8_t> received, std::span<std::uint8_t> bits,
-              fast_scratch& scratch) const;
+              fast_scratch& scratch, const stop_token& stop = {}) const;
   // Frames 0..n-1 of a run: input(f, buffer) returns frame f's int8 LLRs (the caller's own, or
   // `buffer` after converting into it), output(f) its bits. With the two-frame kernel, frames go
   // in pairs and each pair's traceback is walked alongside the next pair's ACS (the last pair's
   // alone); an odd last frame goes alone. The same bits as decode() frame by frame.
   template <class Input, class Output>
-  void decode_run(std::size_t n, Input&& input, Output&& output, fast_scratch& scratch) const {
-    if (!trellis_->two_frames()) {
+  void decode_run(std::size_t n, Input&& input, Output&& output, fast_scratch& scratch,
+                  const stop_token& stop = {}) const {
+    if (!trellis_->two_frames() || n == 1) {
       for (std::size_t f = 0; f < n; ++f)
-        decode(input(f, scratch.slot[0].received), output(f), scratch);
+        decode(input(f, scratch.slot[0].received), output(f), scratch, stop);
       return;
     }
     survivor_walk walk;
@@ -123,7 +130,7 @@ class fast_frame_decoder {
       fast_slot& b = scratch.slot[2 * half + 1];
       const std::span<const std::int8_t> received0 = input(f, a.received);
       const std::span<const std::int8_t> received1 = input(f + 1, b.received);
-      forward_pair(received0, received1, a, b, scratch, walk_out[0] ? &walk : nullptr);
+      forward_pair(received0, received1, a, b, scratch, walk_out[0] ? &walk : nullptr, stop);
       if (walk_out[0]) release(walk, walk_slots, walk_out);  // walked alongside this pair's ACS
       walk = pair_walk(a, b);
       walk_slots[0] = &a;
@@ -132,7 +139,7 @@ class fast_frame_decoder {
       walk_out[1] = output(f + 1).data();
     }
     if (walk_out[0]) release(walk, walk_slots, walk_out);
-    if (f < n) decode(input(f, scratch.slot[0].received), output(f), scratch);
+    if (f < n) decode(input(f, scratch.slot[0].received), output(f), scratch, stop);
   }
 
  private:
@@ -149,9 +156,12 @@ class fast_frame_decoder {
   void tables_for_two(const std::int8_t* llr0, const std::int8_t* llr1, std::size_t first,
                       std::size_t count, std::int16_t* tables) const;
   unsigned end_state(const std::int16_t* metric) const;
+  // Sizes a slot's buffers on its first use.
+  void ready(fast_slot& slot) const;
   // The ACS of two frames into slots a and b, with `walk` (if any) walked alongside.
   void forward_pair(std::span<const std::int8_t> received0, std::span<const std::int8_t> received1,
-                    fast_slot& a, fast_slot& b, fast_scratch& scratch, survivor_walk* walk) const;
+                    fast_slot& a, fast_slot& b, fast_scratch& scratch, survivor_walk* walk,
+                    const stop_token& stop) const;
   // The walk back through a pair just decoded into slots a and b (into their `walked` bits).
   survivor_walk pair_walk(fast_slot& a, fast_slot& b) const;
   // Finishes `walk` and copies the frames' information bits to `out`: the input bits of stages

@@ -8,9 +8,14 @@
 #include <limits>
 #include <vector>
 
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/conv/code.hpp"
 
 namespace gpufec::conv::detail {
+
+// Every decoder of a long frame looks at its stop_token once per this many stages: a few
+// milliseconds of work at the slowest (the reference), nothing measurable at the fastest.
+inline constexpr std::size_t kStopCheckStages = std::size_t{1} << 15;
 
 // delta[o] = sum_b (1 - 2 o_b) L_b for every label o of beta bits (Eq. 2 of the paper), summed in
 // stream order.
@@ -34,15 +39,19 @@ constexpr Real excluded_metric() {
 // Runs `stages` stages (beta LLRs each) from the path metrics in `metric` (S values, updated),
 // writing one decision per new state and stage: 1 when the predecessor (j >> 1) + S/2 (oldest bit
 // 1) is strictly better than j >> 1. After each stage the best metric is subtracted from all, so
-// float metrics stay small; with integer LLRs every value is an exact integer either way.
+// float metrics stay small; with integer LLRs every value is an exact integer either way. Throws
+// gpufec::stopped when `stop` is requested.
 template <class Real>
 void viterbi_forward(const conv_code& code, const double* llr, std::size_t stages, Real* metric,
-                     std::vector<Real>& next, std::uint8_t* decisions) {
+                     std::vector<Real>& next, std::uint8_t* decisions,
+                     const stop_token& stop = {}) {
   const unsigned S = code.states(), half = S / 2;
   const int beta = code.beta();
   Real delta[16];
   next.resize(S);
   for (std::size_t t = 0; t < stages; ++t) {
+    // A long frame stops within a fraction of a second of a request.
+    if (t % kStopCheckStages == 0 && stop.requested()) throw stopped();
     branch_metrics(llr + t * static_cast<std::size_t>(beta), beta, delta);
     std::uint8_t* decided = decisions + t * S;
     Real best = excluded_metric<Real>();

@@ -27,7 +27,8 @@ reference_decoder::reference_decoder(const conv_code& code, const puncture_patte
   llr_.resize(shape_.stages * beta);
   const std::size_t total = shape_.stages + 2 * wrap_;
   if (wrap_) extended_llr_.resize(total * beta);
-  decisions_.resize(total * code_.states());
+  // decisions_ (a byte per state and stage: gigabytes for a long frame) is made by the first
+  // decode, so that a plan made only to say what it would choose holds none of it.
   if (metric_ == metric_type::f64) {
     metric_f64_.resize(code_.states());
     next_f64_.resize(code_.states());
@@ -52,21 +53,26 @@ void depuncture_into(const puncture_pattern& pattern, std::span<const T> receive
 template <class Real>
 void run_frame(const conv_code& code, termination term, const double* llr, std::size_t stages,
                std::size_t wrap, std::size_t info_bits, std::vector<Real>& metric,
-               std::vector<Real>& next, std::uint8_t* decisions, std::uint8_t* bits) {
+               std::vector<Real>& next, std::uint8_t* decisions, std::uint8_t* bits,
+               const stop_token& stop) {
   const unsigned S = code.states();
   std::fill(metric.begin(), metric.end(),
             term == termination::tail_biting ? Real{0} : detail::excluded_metric<Real>());
   metric[0] = 0;
-  detail::viterbi_forward(code, llr, stages, metric.data(), next, decisions);
+  detail::viterbi_forward(code, llr, stages, metric.data(), next, decisions, stop);
   const unsigned end = term == termination::zero_tail ? 0u : detail::best_state(metric.data(), S);
   detail::traceback(code, decisions, stages, end, wrap, info_bits, bits);
 }
 
 }  // namespace
 
-void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits) {
+void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits, const stop_token& stop) {
   const double* llr = llr_.data();
   std::size_t stages = shape_.stages;
+  if (!decisions_) {  // uninitialized: the forward pass writes every entry before the traceback
+    decisions_ = std::make_unique_for_overwrite<std::uint8_t[]>((shape_.stages + 2 * wrap_) *
+                                                                 code_.states());
+  }
   if (wrap_) {
     // Extended stage e is frame stage (e - W) mod N.
     const auto beta = static_cast<std::size_t>(code_.beta());
@@ -80,33 +86,35 @@ void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits) {
   }
   if (metric_ == metric_type::f64)
     run_frame(code_, term_, llr, stages, wrap_, shape_.info_bits, metric_f64_, next_f64_,
-              decisions_.data(), bits.data());
+              decisions_.get(), bits.data(), stop);
   else
     run_frame(code_, term_, llr, stages, wrap_, shape_.info_bits, metric_f32_, next_f32_,
-              decisions_.data(), bits.data());
+              decisions_.get(), bits.data(), stop);
 }
 
-void reference_decoder::decode(std::span<const float> llrs, std::span<std::uint8_t> bits) {
+void reference_decoder::decode(std::span<const float> llrs, std::span<std::uint8_t> bits,
+                               const stop_token& stop) {
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
   detail::require_finite(llrs);
   depuncture_into(pattern_, llrs, llr_, [](float v) { return static_cast<double>(v); });
-  decode_depunctured(bits);
+  decode_depunctured(bits, stop);
 }
 
-void reference_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits) {
+void reference_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits,
+                               const stop_token& stop) {
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
   depuncture_into(pattern_, llrs, llr_, [](std::int8_t v) { return static_cast<double>(v); });
-  decode_depunctured(bits);
+  decode_depunctured(bits, stop);
 }
 
 void reference_decoder::decode_hard(std::span<const std::uint8_t> hard,
-                                    std::span<std::uint8_t> bits) {
+                                    std::span<std::uint8_t> bits, const stop_token& stop) {
   detail::require_frame_length(hard.size(), shape_, term_, pattern_, "hard bits");
   detail::require_bits_room(bits.size(), shape_);
   depuncture_into(pattern_, hard, llr_, [](std::uint8_t v) { return v ? -1.0 : 1.0; });
-  decode_depunctured(bits);
+  decode_depunctured(bits, stop);
 }
 
 std::vector<std::uint8_t> ml_tailbiting_decode(const conv_code& code,

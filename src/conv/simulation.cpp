@@ -22,19 +22,20 @@ class plan_decoder final : public sim::binary_decoder {
       : plan_(s.code, s.pattern, s.frame_bits, s.term, s.options, where, max_batch) {}
 
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
-    plan_.decode(llr, bits);
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream,
+              const stop_token& stop) override {
+    plan_.decode(llr, bits, stop);
   }
-  void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits,
-              cuda_stream stream) override {
+  void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
+              const stop_token& stop) override {
     if (llr.on_device())
       plan_.decode(llr, bits, stream);  // queued on the chain's stream, which the chain waits on
     else
-      plan_.decode(llr, bits);
+      plan_.decode(llr, bits, stop);
   }
-  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
-                   cuda_stream) override {
-    plan_.decode_hard(received, bits);
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits, cuda_stream,
+                   const stop_token& stop) override {
+    plan_.decode_hard(received, bits, stop);
   }
   sim::fields details() const override {
     const plan_summary& s = plan_.summary();

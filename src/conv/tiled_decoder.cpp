@@ -168,7 +168,8 @@ tiled_decoder::tiled_decoder(const conv_code& code, const puncture_pattern& patt
   stage_bits_.resize(shape_.stages);
 }
 
-void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits) {
+void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits,
+                           const stop_token& stop) {
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
   const auto beta = static_cast<std::size_t>(code_.beta());
@@ -177,8 +178,10 @@ void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uin
     llr_[i] = pattern_.sends(static_cast<int>(i % beta), i / beta) ? llrs[k++] : 0.0;
   const detail::tile_grid grid{shape_.stages, 0, term_ == termination::tail_biting,
                                term_ == termination::zero_tail, false};
-  for (std::size_t i = 0; i < tiles(); ++i)
+  for (std::size_t i = 0; i < tiles(); ++i) {
+    if (i % 16 == 0 && stop.requested()) throw stopped();  // 16 tiles: well under a millisecond
     detail::decode_tile(code_, tile_, grid, llr_.data(), i, scratch_, stage_bits_.data());
+  }
   std::copy_n(stage_bits_.begin(), shape_.info_bits, bits.begin());
 }
 

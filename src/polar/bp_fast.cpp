@@ -16,6 +16,7 @@
 // (s N + j) W + l; u^, x^ and G x^ as sign-bit vectors, N W each.
 #include <omp.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -51,7 +52,9 @@ class bp_group_decoder {
   bp_group_decoder(const bp_group_args& a, const Rule& rule)
       : a_(a), rule_(rule), N_(a.code->N()), m_(a.code->m()), W_(hn::Lanes(float_tag())) {}
 
-  void run() {
+  // Returns false when the request's stop ended it between iterations (outputs of lanes not yet
+  // done unwritten).
+  bool run() {
     const float_tag d;
     const auto& frozen = a_.code->frozen_mask();
     using scalar = typename Rule::scalar;
@@ -70,6 +73,7 @@ class bp_group_decoder {
     const std::uint32_t all = W_ >= 32 ? ~0u : (1u << W_) - 1;
     const int iterations = a_.options->iterations;
     for (int it = 1; it <= iterations; ++it) {
+      if (a_.request->stop_requested()) return false;
       if (left_first) {
         sweep_left_to_right();
         sweep_right_to_left();
@@ -82,7 +86,7 @@ class bp_group_decoder {
       for (std::size_t l = 0; l < W_; ++l)
         if (passed >> l & 1) write_lane(l, it, a_.x_hat);  // converged: x^ = u^ G
       done |= passed;
-      if (done == all) return;
+      if (done == all) return true;
     }
     decide_and_check();
     // Systematic lanes that did not pass report x^_A (left first) or (u^ G)_A: transform u^ once.
@@ -93,6 +97,7 @@ class bp_group_decoder {
     }
     for (std::size_t l = 0; l < W_; ++l)
       if (!(done >> l & 1)) write_lane(l, iterations, systematic_x);
+    return true;
   }
 
  private:
@@ -217,7 +222,7 @@ class bp_group_decoder {
   std::size_t W_;
 };
 
-void bp_group(const bp_group_args& a) {
+bool bp_group(const bp_group_args& a) {
   switch (a.options->update) {
     case update_rule::lr_sum_product:
       return bp_group_decoder<simd_lr_sum_product>(a, simd_lr_sum_product(1.0f)).run();
@@ -228,6 +233,7 @@ void bp_group(const bp_group_args& a) {
     case update_rule::scaled_min_sum:
       return bp_group_decoder<simd_min_sum>(a, simd_min_sum(a.options->scale)).run();
   }
+  return true;
 }
 
 }  // namespace gpufec::polar::detail::HWY_NAMESPACE
@@ -267,13 +273,17 @@ class bp_fast final : public polar_engine {
   void decode(const decode_request& r) override {
     const std::size_t W = lanes_;
     const auto groups = static_cast<std::ptrdiff_t>((r.frames + W - 1) / W);
+    std::atomic<bool> stop{false};  // exceptions cannot leave the OpenMP loop
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
     for (std::ptrdiff_t g = 0; g < groups; ++g)
-      decode_group(r, static_cast<std::size_t>(g) * W, scratch_[omp_get_thread_num()].get());
+      if (!stop.load(std::memory_order_relaxed) &&
+          !decode_group(r, static_cast<std::size_t>(g) * W, scratch_[omp_get_thread_num()].get()))
+        stop = true;
+    if (stop) throw stopped();
   }
 
  private:
-  void decode_group(const decode_request& r, std::size_t first, float* scratch) const {
+  bool decode_group(const decode_request& r, std::size_t first, float* scratch) const {
     const std::size_t W = lanes_, N = code_.N(), cells = (code_.m() + 1) * N * W;
     bp_group_args a{&code_,
                     &options_,
@@ -291,7 +301,7 @@ class bp_fast final : public polar_engine {
       for (std::size_t j = 0; j < N; ++j)
         channel[j * W + l] = message_from_llr(options_.update, llr[j]);
     }
-    HWY_DYNAMIC_DISPATCH(bp_group)(a);
+    return HWY_DYNAMIC_DISPATCH(bp_group)(a);
   }
 
   polar_code code_;

@@ -19,6 +19,7 @@
 // systematic code x^_A (lr_rl) or (u^ G_N)_A (rl_lr).
 #include <omp.h>
 
+#include <atomic>
 #include <vector>
 
 #include "gpufec/polar/encoder.hpp"
@@ -54,8 +55,13 @@ class bp_reference final : public polar_engine {
 
   void decode(const decode_request& r) override {
     const auto frames = static_cast<std::ptrdiff_t>(r.frames);
+    std::atomic<bool> stop{false};  // exceptions cannot leave the OpenMP loop
 #pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::ptrdiff_t f = 0; f < frames; ++f) decode_one(r, f, scratch_[omp_get_thread_num()]);
+    for (std::ptrdiff_t f = 0; f < frames; ++f)
+      if (!stop.load(std::memory_order_relaxed) &&
+          !decode_one(r, f, scratch_[omp_get_thread_num()]))
+        stop = true;
+    if (stop) throw stopped();
   }
 
  private:
@@ -110,7 +116,8 @@ class bp_reference final : public polar_engine {
     return equal;
   }
 
-  void decode_one(const decode_request& r, std::size_t frame, bp_scratch& s) const {
+  // Returns false when the request's stop ended it between iterations (its outputs unwritten).
+  bool decode_one(const decode_request& r, std::size_t frame, bp_scratch& s) const {
     const std::uint32_t N = code_.N(), K = code_.K(), m = code_.m();
     const float* llr = r.llr + frame * N;
     std::fill(s.L.begin(), s.L.end(), Rule::unknown);
@@ -123,6 +130,7 @@ class bp_reference final : public polar_engine {
     int used = max_iterations;
     const bool left_first = options_.schedule == bp_schedule::lr_rl;
     for (int it = 1; it <= max_iterations; ++it) {
+      if (r.stop_requested()) return false;
       if (left_first) {
         sweep_left_to_right(s.L.data(), s.R.data());
         sweep_right_to_left(s.L.data(), s.R.data());
@@ -156,6 +164,7 @@ class bp_reference final : public polar_engine {
       else
         for (std::uint32_t k = 0; k < K; ++k) out[k] = posterior(A[k]);
     }
+    return true;
   }
 
   polar_code code_;

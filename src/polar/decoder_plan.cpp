@@ -288,7 +288,7 @@ double decoder_plan::time_device(batch_view<float> llr, batch_span<std::uint8_t>
 }
 
 void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
-                          std::span<std::uint32_t> iterations) {
+                          std::span<std::uint32_t> iterations, const stop_token& stop) {
   require(options_.output == output_kind::hard, "this plan's output is ", name_of(options_.output),
           ": call decode_soft");
   if (device_ && llr.on_device() && info_bits.on_device()) {
@@ -305,11 +305,12 @@ void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_b
   r.frames = llr.frames();
   r.info_bits = info_bits.data;
   r.iterations = iterations.empty() ? nullptr : iterations.data();
+  r.stop = stop.possible() ? &stop : nullptr;
   engine_->decode(r);
 }
 
 void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
-                               std::span<std::uint32_t> iterations) {
+                               std::span<std::uint32_t> iterations, const stop_token& stop) {
   require(options_.output != output_kind::hard,
           "this plan's output is hard: call decode (or plan with info-llr or codeword-llr)");
   if (device_ && llr.on_device() && soft.on_device()) {
@@ -326,6 +327,7 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
   r.soft = soft.data;
   r.soft_stride = soft.stride;
   r.iterations = iterations.empty() ? nullptr : iterations.data();
+  r.stop = stop.possible() ? &stop : nullptr;
   engine_->decode(r);
 }
 

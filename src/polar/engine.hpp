@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/polar/decoder.hpp"
 
 namespace gpufec::polar::detail {
@@ -22,6 +23,10 @@ struct decode_request {
   float* soft = nullptr;
   std::size_t soft_stride = 0;
   std::uint32_t* iterations = nullptr;  // one per frame
+  // Looked at between BP iterations (and CUDA chunks): when requested, the engine ends the call
+  // early by throwing gpufec::stopped, its outputs not to be used. Null: never.
+  const stop_token* stop = nullptr;
+  bool stop_requested() const { return stop && stop->requested(); }
 };
 
 class polar_engine {

@@ -34,7 +34,8 @@ class plan_decoder final : public sim::binary_decoder {
   using sim::binary_decoder::decode;
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
 
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream) override {
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
+              const stop_token& stop) override {
     if (llr.on_device()) {
       plan_.decode(llr, bits, stream);
       frames_ += llr.frames();
@@ -42,12 +43,12 @@ class plan_decoder final : public sim::binary_decoder {
       return;
     }
     if (iterations_.empty()) {
-      plan_.decode(llr, bits);
+      plan_.decode(llr, bits, {}, stop);
       frames_ += llr.frames();
       return;
     }
     const std::span<std::uint32_t> used(iterations_.data(), llr.frames());
-    plan_.decode(llr, bits, used);
+    plan_.decode(llr, bits, used, stop);
     for (const std::uint32_t it : used) iterations_sum_ += it;
     frames_ += llr.frames();
   }

@@ -2,7 +2,10 @@
 #include "gpufec/sim/awgn_chain.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <memory>
+#include <optional>
 
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
@@ -11,10 +14,12 @@
 
 namespace gpufec::sim {
 
-void binary_decoder::decode(batch_view<std::int8_t>, batch_span<std::uint8_t>, cuda_stream) {
+void binary_decoder::decode(batch_view<std::int8_t>, batch_span<std::uint8_t>, cuda_stream,
+                            const stop_token&) {
   throw invalid_argument("this decoder does not take int8 LLRs");
 }
-void binary_decoder::decode_hard(batch_view<std::uint8_t>, batch_span<std::uint8_t>, cuda_stream) {
+void binary_decoder::decode_hard(batch_view<std::uint8_t>, batch_span<std::uint8_t>, cuda_stream,
+                                 const stop_token&) {
   throw invalid_argument("this decoder does not take hard decisions");
 }
 
@@ -44,28 +49,74 @@ void require_one_frame_fits(const binary_code& code, std::size_t available, cons
 }
 
 void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
-               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream) {
+               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream,
+               const stop_token& stop) {
   const memory_space where = out.where;
   switch (kind) {
     case llr_kind::f32:
       decoder.decode(batch_view<float>::uniform(static_cast<const float*>(llr), n, N, where), out,
-                     stream);
+                     stream, stop);
       return;
     case llr_kind::i8:
       decoder.decode(
           batch_view<std::int8_t>::uniform(static_cast<const std::int8_t*>(llr), n, N, where), out,
-          stream);
+          stream, stop);
       return;
     case llr_kind::hard:
       decoder.decode_hard(
           batch_view<std::uint8_t>::uniform(static_cast<const std::uint8_t*>(llr), n, N, where),
-          out, stream);
+          out, stream, stop);
       return;
   }
 }
 }  // namespace detail
 
 namespace {
+
+// The chain's per-sample stages run over blocks of kBlock positions of every frame of a step,
+// all threads on any mix of frames (one long frame is every thread's work), each block a
+// fraction of a millisecond, between which a stop is looked at.
+constexpr std::size_t kBlock = std::size_t{1} << 16;
+
+// Runs work(frame, begin, end) over every block of n frames of `length` positions, on every
+// thread; returns false when `stop` was requested before all of them ran (those left undone).
+template <class Work>
+bool for_each_block(std::size_t n, std::size_t length, const stop_token& stop, Work&& work) {
+  const std::size_t per_frame = (length + kBlock - 1) / kBlock;
+  const auto blocks = static_cast<std::int64_t>(n * per_frame);
+  std::atomic<bool> stopped_early{false};
+#pragma omp parallel for schedule(dynamic, 4)
+  for (std::int64_t b = 0; b < blocks; ++b) {
+    if (stopped_early.load(std::memory_order_relaxed)) continue;
+    if (b % 64 == 0 && stop.requested()) {
+      stopped_early = true;
+      continue;
+    }
+    const std::size_t f = static_cast<std::size_t>(b) / per_frame;
+    const std::size_t begin = static_cast<std::size_t>(b) % per_frame * kBlock;
+    work(f, begin, std::min(length, begin + kBlock));
+  }
+  return !stopped_early;
+}
+
+// A buffer of n values whose growth writes nothing: a long frame's buffers are gigabytes, and
+// zeroing them would take seconds no stop could end (the stages then write every value, block by
+// block).
+template <class T>
+class scratch_buffer {
+ public:
+  T* ensure(std::size_t n) {
+    if (n > size_) {
+      data_ = std::make_unique_for_overwrite<T[]>(n);
+      size_ = n;
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<T[]> data_;
+  std::size_t size_ = 0;
+};
 
 class cpu_awgn_chain final : public detail::stepped_chain {
  public:
@@ -82,56 +133,63 @@ class cpu_awgn_chain final : public detail::stepped_chain {
   fields details() const override { return detail::chain_details(code_, sigma_, *decoder_); }
 
  private:
-  double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) override {
+  std::optional<double> run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes,
+                                 const stop_token& stop) override {
     const std::size_t K = code_.info_bits, N = code_.coded_bits;
-    const auto frames = static_cast<std::int64_t>(n);
-    info_.resize(n * K);
-    decoded_.resize(n * K);
+    std::uint8_t* const info = info_.ensure(n * K);
+    std::uint8_t* const decoded = decoded_.ensure(n * K);
     // Source: frame f's bits from its own Philox stream.
-#pragma omp parallel for schedule(static)
-    for (std::int64_t f = 0; f < frames; ++f) {
-      const philox_stream source(seed_, rng_source, first + static_cast<std::uint64_t>(f));
-      std::uint8_t* bits = info_.data() + static_cast<std::size_t>(f) * K;
-      for (std::size_t i = 0; i < K; ++i) bits[i] = source_bit(source, i);
-    }
-    const std::uint8_t* coded = info_.data();
+    if (!for_each_block(n, K, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
+          const philox_stream source(seed_, rng_source, first + f);
+          std::uint8_t* bits = info + f * K;
+          for (std::size_t i = begin; i < end; ++i) bits[i] = source_bit(source, i);
+        }))
+      return std::nullopt;
+    if (stop.requested()) return std::nullopt;
+    const std::uint8_t* coded = info;
     if (code_.encode) {
-      coded_.resize(n * N);
-      code_.encode(batch_view<std::uint8_t>::uniform(info_.data(), n, K),
-                   batch_span<std::uint8_t>::uniform(coded_.data(), n, N));
-      coded = coded_.data();
+      std::uint8_t* const out = coded_.ensure(n * N);
+      code_.encode(batch_view<std::uint8_t>::uniform(info, n, K),
+                   batch_span<std::uint8_t>::uniform(out, n, N));
+      coded = out;
     }
     // Channel: BPSK + AWGN, then the decoder's input.
     const double sigma = sigma_, scale = channel::int8_llr_scale(sigma);
-    llr_.resize(n * N * detail::llr_bytes(code_.llr));
-    auto* f32 = reinterpret_cast<float*>(llr_.data());
-    auto* i8 = reinterpret_cast<std::int8_t*>(llr_.data());
-    auto* hard = llr_.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t f = 0; f < frames; ++f) {
-      const std::uint64_t frame = first + static_cast<std::uint64_t>(f);
-      const std::size_t at = static_cast<std::size_t>(f) * N;
-      for (std::size_t j = 0; j < N; ++j) {
-        const double llr = channel::llr_from_sample(
-            channel::awgn_received(seed_, frame, j, coded[at + j], sigma), sigma);
-        if (code_.llr == llr_kind::f32)
-          f32[at + j] = static_cast<float>(llr);
-        else if (code_.llr == llr_kind::i8)
-          i8[at + j] = channel::llr_to_int8(llr, scale);
-        else
-          hard[at + j] = channel::hard_decision(static_cast<float>(llr));
-      }
-    }
-    // Decoder: the only timed part.
+    unsigned char* const llr_bytes = llr_.ensure(n * N * detail::llr_bytes(code_.llr));
+    auto* f32 = reinterpret_cast<float*>(llr_bytes);
+    auto* i8 = reinterpret_cast<std::int8_t*>(llr_bytes);
+    auto* hard = llr_bytes;
+    if (!for_each_block(n, N, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
+          const std::uint64_t frame = first + f;
+          const std::size_t at = f * N;
+          for (std::size_t j = begin; j < end; ++j) {
+            const double llr = channel::llr_from_sample(
+                channel::awgn_received(seed_, frame, j, coded[at + j], sigma), sigma);
+            if (code_.llr == llr_kind::f32)
+              f32[at + j] = static_cast<float>(llr);
+            else if (code_.llr == llr_kind::i8)
+              i8[at + j] = channel::llr_to_int8(llr, scale);
+            else
+              hard[at + j] = channel::hard_decision(static_cast<float>(llr));
+          }
+        }))
+      return std::nullopt;
+    // Decoder: the only timed part. A stop inside it leaves the step undone.
     const auto t0 = std::chrono::steady_clock::now();
-    detail::decode_as(*decoder_, code_.llr, llr_.data(), n, N,
-                      batch_span<std::uint8_t>::uniform(decoded_.data(), n, K), nullptr);
+    try {
+      detail::decode_as(*decoder_, code_.llr, llr_bytes, n, N,
+                        batch_span<std::uint8_t>::uniform(decoded, n, K), nullptr, stop);
+    } catch (const stopped&) {
+      return std::nullopt;
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Scoring: frame by frame (a frame's errors are one outcome).
+    const auto frames = static_cast<std::int64_t>(n);
 #pragma omp parallel for schedule(static)
     for (std::int64_t f = 0; f < frames; ++f) {
       const std::size_t at = static_cast<std::size_t>(f) * K;
-      outcomes[f] = score_symbols(decoded_.data() + at, info_.data() + at, K, 1);
+      outcomes[f] = score_symbols(decoded + at, info + at, K, 1);
     }
     return seconds;
   }
@@ -140,8 +198,8 @@ class cpu_awgn_chain final : public detail::stepped_chain {
   std::uint64_t seed_;
   double sigma_;
   std::unique_ptr<binary_decoder> decoder_;
-  std::vector<std::uint8_t> info_, coded_, decoded_;
-  std::vector<unsigned char> llr_;  // the decoder's input, of code_.llr's kind
+  scratch_buffer<std::uint8_t> info_, coded_, decoded_;
+  scratch_buffer<unsigned char> llr_;  // the decoder's input, of code_.llr's kind
 };
 
 }  // namespace

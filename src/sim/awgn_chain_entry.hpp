@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "common/backend_registry.hpp"
 #include "gpufec/sim/awgn_chain.hpp"
@@ -39,30 +40,38 @@ void require_one_frame_fits(const binary_code& code, std::size_t available, cons
 
 // Hands n frames of N LLRs of `kind` (float, int8 or hard bits, at `llr`) to the decoder.
 void decode_as(binary_decoder& decoder, llr_kind kind, const void* llr, std::size_t n,
-               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream);
+               std::size_t N, batch_span<std::uint8_t> out, cuda_stream stream,
+               const stop_token& stop);
 
 // Both chains: a call's frames in steps of the decoder's batch, ending early (with the frames of
-// the steps done) when a stop is requested.
+// the steps done) when a stop is requested: between steps, and inside a step (a long frame) where
+// the chain can (the step's frames are then not counted).
 class stepped_chain : public chain {
  public:
   double run(std::uint64_t first_frame, std::vector<frame_outcome>& outcomes,
              const stop_token& stop) final {
     double seconds = 0;
     for (std::size_t begin = 0; begin < outcomes.size(); begin += step_) {
-      if (begin > 0 && stop.requested()) {  // a step is well under a second
+      const std::size_t n = std::min(step_, outcomes.size() - begin);
+      const std::optional<double> step =
+          begin > 0 && stop.requested()
+              ? std::nullopt
+              : run_step(first_frame + begin, n, outcomes.data() + begin, stop);
+      if (!step) {
         outcomes.resize(begin);
         break;
       }
-      const std::size_t n = std::min(step_, outcomes.size() - begin);
-      seconds += run_step(first_frame + begin, n, outcomes.data() + begin);
+      seconds += *step;
     }
     return seconds;
   }
 
  protected:
   explicit stepped_chain(std::size_t step) : step_(step) {}
-  // Frames [first, first + n) into outcomes[0, n); returns the decoder's seconds.
-  virtual double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) = 0;
+  // Frames [first, first + n) into outcomes[0, n); returns the decoder's seconds, or nothing when
+  // `stop` ended the step before its frames were done.
+  virtual std::optional<double> run_step(std::uint64_t first, std::size_t n,
+                                         frame_outcome* outcomes, const stop_token& stop) = 0;
 
  private:
   std::size_t step_;

@@ -21,7 +21,9 @@ class cpu_decoder final : public sim::binary_decoder {
   explicit cpu_decoder(std::size_t max_batch) : max_batch_(max_batch) {}
   using sim::binary_decoder::decode;
   std::size_t max_batch() const override { return max_batch_; }
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream) override {
+  // A hard decision is a pass over memory: a step of it is well under a second, stop or not.
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream,
+              const stop_token&) override {
     require(!llr.on_device() && !bits.on_device(), "the CPU hard decision takes host memory");
     const auto n = static_cast<std::int64_t>(llr.size());
 #pragma omp parallel for schedule(static)

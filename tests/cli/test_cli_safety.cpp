@@ -78,8 +78,35 @@ TEST_F(CliSafety, CtrlCAndMaxTimeTakeEffectWithinASecondInsideALongFrame) {
   EXPECT_NE(testing::read_all(path("log2")).find("max-time"), std::string::npos);
 }
 
-// Outside a sweep, Ctrl-C ends the program at once: the outputs being written are removed, so no
-// half-written file (nor a temporary one) remains.
+// Every family stops within about a second inside one long frame: conv's three CPU decoders on
+// frames of 2^24 bits (each checks its stop token every 2^15 stages or 16 tiles), polar BP on
+// N = 2^20 at 100 iterations (between iterations), the uncoded chain on K = 2^28 (its stages
+// work in blocks of 2^16 samples over every thread). Each of these runs for many seconds
+// uninterrupted.
+TEST_F(CliSafety, EveryFamilyStopsWithinASecondInsideALongFrame) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"simulate", "conv", "--frame-bits", "16777216"},
+           {"simulate", "conv", "--frame-bits", "16777216", "--decoder", "reference"},
+           {"simulate", "conv", "--frame-bits", "16777216", "--decoder", "tiled"},
+           {"simulate", "polar", "--N", "1048576", "--K", "524288", "--construct", "ga:2",
+            "--decoder", "bp", "--iters", "100"},
+           {"simulate", "uncoded", "--K", "268435456"}}) {
+    std::vector<std::string> command = args;
+    command.insert(command.end(),
+                   {"--ebn0", "2", "--backend", "cpu", "--max-fe", "0", "--max-frames", "100"});
+    std::string what;
+    for (const std::string& a : args) what += a + " ";
+    const auto run =
+        testing::run_and_interrupt(command, path("log"), std::chrono::milliseconds(2500));
+    EXPECT_EQ(run.status, 130) << what << "\n" << testing::read_all(path("log"));
+    EXPECT_LT(run.seconds_after_signal, 2.0) << what;
+    EXPECT_NE(testing::read_all(path("log")).find("interrupted"), std::string::npos) << what;
+  }
+}
+
+// Outside a sweep, Ctrl-C ends the program at once:// Outside a sweep, Ctrl-C ends the program at
+// once: the outputs being written are removed, so no half-written file (nor a temporary one)
+// remains.
 TEST_F(CliSafety, AnInterruptedDecodeLeavesNoFileBehind) {
   std::ofstream(path("rx.txt")) << std::string(200000, '0') << "\n";  // one frame, N = 20000
   const auto run = testing::run_and_interrupt(

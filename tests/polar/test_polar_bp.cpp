@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -234,6 +235,26 @@ TEST(PolarBp, EarlyStoppingReportsIterationsAndKeepsResults) {
           << name_of(schedule) << " frame " << f;
     }
     EXPECT_GE(fewer, frames * 9 / 10) << name_of(schedule);
+  }
+}
+
+// A stop ends a BP call between iterations (gpufec::stopped) on both paths; a token not requested
+// changes nothing.
+TEST(PolarBp, AStopEndsTheCallBetweenIterations) {
+  const polar_code code(1024, 512);
+  const auto batch = test::make_batch(code, 20, 2.0, 41);
+  std::atomic<bool> flag{true};
+  const stop_token requested(&flag, stop_token::clock::time_point::max());
+  std::atomic<bool> idle{false};
+  const stop_token quiet(&idle, stop_token::clock::time_point::max());
+  for (auto path : {implementation::reference, implementation::fast}) {
+    decoder_plan plan(code, bp(update_rule::min_sum, 10, false, path), backend::cpu, 20);
+    std::vector<std::uint8_t> bits(20 * 512);
+    const auto in = batch_view<float>::uniform(batch.llr.data(), 20, 1024);
+    const auto out = batch_span<std::uint8_t>::uniform(bits.data(), 20, 512);
+    EXPECT_THROW(plan.decode(in, out, {}, requested), stopped) << name_of(path);
+    plan.decode(in, out, {}, quiet);
+    EXPECT_EQ(bits, test::decode_bits(plan, batch.llr)) << name_of(path);
   }
 }
 

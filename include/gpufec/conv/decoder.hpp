@@ -24,6 +24,7 @@
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
 #include "gpufec/common/cuda_stream.hpp"
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
@@ -119,11 +120,16 @@ class decoder_plan {
   // and the position; no frame's output is then to be trusted). On a CUDA plan, int8 LLRs and
   // bits in page-locked memory (page_locked_vector, gpufec/common/page_locked.hpp, or the
   // caller's cudaHostAlloc, cudaHostRegister) are copied straight over the link, about 2.5x the
-  // rate of pageable memory, which host copies stage (docs/conv.md).
-  void decode(batch_view<float> received, batch_span<std::uint8_t> bits);
-  void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits);
+  // rate of pageable memory, which host copies stage (docs/conv.md). `stop`, when requested, ends
+  // a CPU plan's call within a fraction of a second, inside a long frame too, throwing
+  // gpufec::stopped (the bits are then not to be used).
+  void decode(batch_view<float> received, batch_span<std::uint8_t> bits,
+              const stop_token& stop = {});
+  void decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits,
+              const stop_token& stop = {});
   // Hard decisions: 0/1 per coded bit (any non-zero value is 1).
-  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits);
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                   const stop_token& stop = {});
   // The device path (a CUDA plan): LLRs and bits both in device memory, any number of frames,
   // on the caller's `stream`. Throws invalid_argument for host views or wrong sizes.
   // decode(received, bits) with device views does the same on the default stream and waits.
@@ -140,6 +146,8 @@ class decoder_plan {
                    cuda_stream stream);
 
  private:
+  void require_memory() const;
+
   conv_code code_;
   puncture_pattern pattern_;
   termination term_;

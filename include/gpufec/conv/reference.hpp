@@ -21,9 +21,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
@@ -52,14 +54,18 @@ class reference_decoder {
   std::size_t wrap_stages() const { return wrap_; }
 
   // One frame of shape().coded_bits received values -> shape().info_bits decided bits. Throws
-  // invalid_argument for a wrong count or an LLR that is NaN or infinite.
-  void decode(std::span<const float> llrs, std::span<std::uint8_t> bits);
-  void decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits);
+  // invalid_argument for a wrong count or an LLR that is NaN or infinite, and gpufec::stopped
+  // when `stop` is requested (checked every few thousand stages of a long frame).
+  void decode(std::span<const float> llrs, std::span<std::uint8_t> bits,
+              const stop_token& stop = {});
+  void decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits,
+              const stop_token& stop = {});
   // Hard decisions (0/1; any non-zero value is 1).
-  void decode_hard(std::span<const std::uint8_t> hard, std::span<std::uint8_t> bits);
+  void decode_hard(std::span<const std::uint8_t> hard, std::span<std::uint8_t> bits,
+                   const stop_token& stop = {});
 
  private:
-  void decode_depunctured(std::span<std::uint8_t> bits);
+  void decode_depunctured(std::span<std::uint8_t> bits, const stop_token& stop);
 
   conv_code code_;
   puncture_pattern pattern_;
@@ -69,7 +75,8 @@ class reference_decoder {
   std::size_t wrap_ = 0;
   std::vector<double> llr_;              // [stage][b] of the frame, depunctured
   std::vector<double> extended_llr_;     // tail-biting: W + stages + W stages
-  std::vector<std::uint8_t> decisions_;  // [stage][state]
+  // [stage][state], made by the first decode, not zeroed (the forward pass writes it all).
+  std::unique_ptr<std::uint8_t[]> decisions_;
   // Path metrics, made once so that decode allocates nothing.
   std::vector<double> metric_f64_, next_f64_;
   std::vector<float> metric_f32_, next_f32_;

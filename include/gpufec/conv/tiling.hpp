@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/puncture.hpp"
@@ -104,8 +105,10 @@ class tiled_decoder {
   std::size_t tiles() const { return (shape_.stages + tile_.f - 1) / tile_.f; }
 
   // One frame of shape().coded_bits int8 LLRs -> shape().info_bits decided bits. Throws
-  // invalid_argument for wrong sizes. Allocates nothing.
-  void decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits);
+  // invalid_argument for wrong sizes, gpufec::stopped when `stop` is requested (checked between
+  // tiles). Allocates nothing.
+  void decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits,
+              const stop_token& stop = {});
 
  private:
   conv_code code_;

@@ -28,6 +28,7 @@
 #include "gpufec/common/batch.hpp"
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/common/enum_names.hpp"
+#include "gpufec/common/stop_token.hpp"
 #include "gpufec/polar/polar_code.hpp"
 
 namespace gpufec::polar {
@@ -142,11 +143,13 @@ class decoder_plan {
   // iterations (BP; optional): one entry per frame, the iterations run (the one after which the
   // G-matrix check first held, or `iterations`). Throws invalid_argument for a wrong shape or
   // output kind, and for a NaN or infinite LLR (naming frame and position) before decoding any.
+  // `stop`, when requested, ends the call between BP iterations (CUDA: between chunks) within a
+  // fraction of a second, throwing gpufec::stopped (the outputs are then not to be used).
   void decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
-              std::span<std::uint32_t> iterations = {});
+              std::span<std::uint32_t> iterations = {}, const stop_token& stop = {});
   // Soft outputs (options.output info_llrs: K per frame; codeword_llrs: N per frame).
   void decode_soft(batch_view<float> llr, batch_span<float> soft,
-                   std::span<std::uint32_t> iterations = {});
+                   std::span<std::uint32_t> iterations = {}, const stop_token& stop = {});
   // The device path (a CUDA plan): LLRs, outputs and `iterations` (null, or one entry per frame)
   // all in device memory, any number of frames, queued on the caller's `stream` (asynchronous:
   // the outputs are ready when the stream's work is). LLRs are not checked for finiteness here

@@ -42,19 +42,21 @@ enum class llr_kind { f32, i8, hard };
 
 // A decoder as the chain sees it: the family's plan behind a small interface. Views are on the
 // host, or on the device (a CUDA decoder) with the chain's `stream`; a decoder takes what its
-// family supports and throws invalid_argument for the rest.
+// family supports and throws invalid_argument for the rest. A host decode whose `stop` is
+// requested may end early (inside a long frame too) by throwing gpufec::stopped.
 class binary_decoder {
  public:
   virtual ~binary_decoder() = default;
   virtual std::size_t max_batch() const = 0;
   // LLRs of the transmitted bits (frames of coded_bits) into information bits (0 or 1, frames of
   // info_bits).
-  virtual void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream) = 0;
+  virtual void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
+                      const stop_token& stop) = 0;
   virtual void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits,
-                      cuda_stream stream);
+                      cuda_stream stream, const stop_token& stop);
   // Hard decisions on the received bits.
   virtual void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
-                           cuda_stream stream);
+                           cuda_stream stream, const stop_token& stop);
   // Per-point facts for the report (the plan's choices, and what the calls so far measured, e.g.
   // the mean iterations of an early-stopping decoder). Asked for at the end of a point.
   virtual fields details() const { return {}; }

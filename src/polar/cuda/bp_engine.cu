@@ -106,6 +106,10 @@ class cuda_bp_engine final : public bp_device_engine {
     for (std::size_t first = 0; first < r.frames; first += chunk_, ++c) {
       stream_set& s = sets_[c % 2];
       finish(s, r);
+      if (r.stop_requested()) {  // between chunks: the chunks in flight are left to finish
+        for (auto& set : sets_) GPUFEC_CUDA_CHECK(cudaStreamSynchronize(set.stream));
+        throw stopped();
+      }
       const std::size_t n = std::min(chunk_, r.frames - first);
       std::memcpy(s.in.get(), r.llr + first * N, n * N * sizeof(float));
       GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.llr.get(), s.in.get(), n * N * sizeof(float),

@@ -98,7 +98,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   }
 
  private:
-  double run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes) override {
+  // A step is milliseconds of device work, whatever its frames' length: stops come between steps.
+  std::optional<double> run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes,
+                                 const stop_token& stop) override {
     const std::size_t K = code_.info_bits, N = code_.coded_bits;
     const int sms = limits_.sm_count;
     info_.resize(std::max(info_.size(), n * K));
@@ -118,7 +120,7 @@ class cuda_awgn_chain final : public detail::stepped_chain {
     start_.record(stream_);
     detail::decode_as(*decoder_, code_.llr, llr_.get(), n, N,
                       batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device),
-                      stream_);
+                      stream_, stop);
     stop_.record(stream_);
     count_kernel<<<count_shape_.grid_stride_blocks(sms, n * count_shape_.threads),
                    count_shape_.threads, 0, stream_>>>(n, K, decoded_.get(), info_.get(),

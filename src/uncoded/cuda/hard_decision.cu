@@ -24,7 +24,8 @@ class cuda_decoder final : public sim::binary_decoder {
         shape_(cuda::suggested_shape(hard_decision_kernel)) {}
   using sim::binary_decoder::decode;
   std::size_t max_batch() const override { return max_batch_; }
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream) override {
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
+              const stop_token&) override {
     require(llr.on_device() && bits.on_device(), "the CUDA hard decision takes device memory");
     const std::uint64_t total = llr.count * llr.stride;
     hard_decision_kernel<<<shape_.grid_stride_blocks(sm_count_, total), shape_.threads, 0,
