@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <regex>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -115,7 +116,7 @@ void add_decode_options(CLI::App& cmd, decode_options& o) {
       ->check(CLI::IsMember(names_of<gpufec::backend>()))
       ->capture_default_str();
   add_threads_option(cmd, o.threads);
-  cmd.add_flag("--quiet,-q", o.quiet,
+  cmd.add_flag("--quiet", o.quiet,
                "no plan description, progress or summary on stderr (errors are still reported)");
 }
 
@@ -168,41 +169,54 @@ std::string unknown_command(const CLI::App& app, int argc, char** argv) {
 // value, an unexpected word, a value of the wrong type, a name outside a set, and the first of
 // several validators' complaints.
 std::string readable_parse_error(const std::string& message) {
-  std::smatch m;
-  static const std::regex at_most(R"(^(\S+): At Most 1 required but received (\d+)$)");
-  static const std::regex missing(R"(^(\S+): \d+ required \S+ missing$)");
-  static const std::regex unexpected(
-      R"(^The following arguments? (?:was|were) not expected: (.*)$)");
-  static const std::regex conversion(R"(^Could not convert: (\S+) = (.*)$)");
-  static const std::regex not_in(R"(^(\S+): (.*) not in \{(.*)\}$)");
-  static const std::regex both(R"(^(\S+): \((.*?)\) AND \(.*\)$)");
-  static const std::regex excludes(R"(^(\S+) excludes (\S+)$)");
-  if (std::regex_match(message, m, at_most))
-    return m[1].str() + " was given " + m[2].str() + " times; give it once";
-  if (std::regex_match(message, m, missing)) return m[1].str() + " needs a value";
-  if (std::regex_match(message, m, unexpected)) {
-    const std::string words = m[1].str();
-    if (words[0] == '-') return "unknown option '" + words + "'";
-    return "unexpected argument '" + words +
-           "' (options take one value each; lists are comma-separated)";
-  }
-  if (std::regex_match(message, m, conversion)) {
-    const std::string value = m[2].str();
+  auto starts = [&](std::string_view prefix) { return message.rfind(prefix, 0) == 0; };
+  auto ends = [&](std::string_view suffix) {
+    return message.size() >= suffix.size() &&
+           message.compare(message.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  // "NAME: REST": the option CLI11 names first, and what it says of it.
+  const std::size_t colon = message.find(": ");
+  const std::string name = colon == std::string::npos ? std::string() : message.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? message : message.substr(colon + 2);
+  const bool named = !name.empty() && name[0] == '-' && name.find(' ') == std::string::npos;
+  constexpr std::string_view at_most = "At Most 1 required but received ";
+  if (named && rest.rfind(at_most, 0) == 0)
+    return name + " was given " + rest.substr(at_most.size()) + " times; give it once";
+  if (named && ends(" missing") && rest.find(" required ") != std::string::npos)
+    return name + " needs a value";
+  for (const std::string_view unexpected :
+       {"The following argument was not expected: ", "The following arguments were not expected: "})
+    if (starts(unexpected)) {
+      const std::string words = message.substr(unexpected.size());
+      if (!words.empty() && words[0] == '-') return "unknown option '" + words + "'";
+      return "unexpected argument '" + words +
+             "' (options take one value each; lists are comma-separated)";
+    }
+  constexpr std::string_view conversion = "Could not convert: ";
+  if (const std::size_t eq = message.find(" = "); starts(conversion) && eq != std::string::npos) {
+    const std::string option = message.substr(conversion.size(), eq - conversion.size());
+    const std::string value = message.substr(eq + 3);
     char* end = nullptr;
     (void)std::strtod(value.c_str(), &end);
     const bool number = !value.empty() && end == value.c_str() + value.size();
-    return m[1].str() + ": '" + value + "' is not " +
+    return option + ": '" + value + "' is not " +
            (number ? "a whole number in decimal digits" : "a value it takes");
   }
-  if (std::regex_match(message, m, not_in)) {
-    std::string names = m[3].str();
+  if (const std::size_t set = rest.find(" not in {");
+      named && set != std::string::npos && ends("}")) {
+    std::string names = rest.substr(set + 9, rest.size() - set - 10);
     for (std::size_t at = 0; (at = names.find(',', at)) != std::string::npos; at += 2)
       names.replace(at, 1, ", ");
-    return m[1].str() + ": '" + m[2].str() + "' is not one of " + names;
+    return name + ": '" + rest.substr(0, set) + "' is not one of " + names;
   }
-  if (std::regex_match(message, m, both)) return m[1].str() + ": " + m[2].str();
-  if (std::regex_match(message, m, excludes))
-    return m[1].str() + " and " + m[2].str() + " exclude each other: give one of them";
+  if (named && rest.size() > 2 && rest[0] == '(') {  // several validators: the first one's words
+    const std::size_t close = rest.find(") AND (");
+    if (close != std::string::npos) return name + ": " + rest.substr(1, close - 1);
+  }
+  if (const std::size_t ex = message.find(" excludes ");
+      ex != std::string::npos && message[0] == '-' && message.find(' ') == ex)
+    return message.substr(0, ex) + " and " + message.substr(ex + 10) +
+           " exclude each other: give one of them";
   return message;
 }
 

@@ -98,7 +98,7 @@ TEST_F(PolarCli, SimulateCountsDoNotDependOnThreadsOrBatch) {
 TEST_F(PolarCli, SimulateReportsTypedParametersAndMeanIterations) {
   const auto bp = simulate(
       "--N 256 --K 128 --construct ga:2 --systematic --decoder bp --bp-update scaled:0.9 --iters "
-      "25 --early-stop --ebn0 0,4 --max-frames 300 --max-fe 0");
+      "25 --early-stop --ebn0 0,4 --max-frames 300 --max-fe 0 --backend cpu");
   const auto& p = bp["parameters"];
   EXPECT_EQ(bp["family"], "polar");
   EXPECT_EQ(bp["backend"], "cpu");

@@ -167,11 +167,12 @@ TEST(SyncCode, RandomCodesAreFast) {
   const auto b = tvb_code::random(1024, 10, 200, 5);  // dense: partial Fisher-Yates
   const auto c = tvb_code::random(1024, 12, 200, 5);  // sparse: rejection
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  // A guard against a pathological draw (minutes), not a benchmark: sanitizers slow it ~3x.
+  // A guard against a pathological draw (minutes), not a benchmark: about 0.3 s alone, it took
+  // just over 1 s beside 15 other tests on a 16-core machine; sanitizers slow it ~3x.
 #if defined(__SANITIZE_ADDRESS__)
-  EXPECT_LT(s, 4.0);
+  EXPECT_LT(s, 30.0);
 #else
-  EXPECT_LT(s, 1.0);
+  EXPECT_LT(s, 10.0);
 #endif
   EXPECT_EQ(a.table().size() + b.table().size() + c.table().size(),
             static_cast<std::size_t>(200 * 1024 * (32 + 10 + 12)));
