@@ -71,7 +71,7 @@ void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits, const s
   std::size_t stages = shape_.stages;
   if (!decisions_) {  // uninitialized: the forward pass writes every entry before the traceback
     decisions_ = std::make_unique_for_overwrite<std::uint8_t[]>((shape_.stages + 2 * wrap_) *
-                                                                 code_.states());
+                                                                code_.states());
   }
   if (wrap_) {
     // Extended stage e is frame stage (e - W) mod N.

@@ -274,7 +274,8 @@ TEST_F(PolarCli, InfoWritesTheFrozenSetThatConstructFileReadsBack) {
   EXPECT_NE(text.find("\nN 1024\nK 512\n"), std::string::npos) << text;
   std::vector<std::uint32_t> indices;
   std::istringstream in(text.substr(text.find("\nfrozen\n") + 8));
-  for (std::string word; in >> word;) indices.push_back(static_cast<std::uint32_t>(std::stoul(word)));
+  for (std::string word; in >> word;)
+    indices.push_back(static_cast<std::uint32_t>(std::stoul(word)));
   EXPECT_EQ(indices, polar_code(1024, 512).frozen_positions());
   const std::vector<std::uint8_t> mask = polar_code(1024, 512).frozen_mask();
   for (int q : {0, 1, 2, 4, 8, 16, 32, 3, 5, 64, 9, 6, 17, 10, 18, 128, 190})

@@ -117,10 +117,10 @@ TEST(PolarFer, BpLeftFirstScheduleIsTheCommonOneAndBeatsTheOther) {
       if (wrong[0] != wrong[1]) ++only[wrong[0] ? 0 : 1];
     }
     const double fer_lr = static_cast<double>(errors[0]) / frames;
-    std::printf("BP min-sum N=1024 K=512 5G at 3.0 dB, %d iterations, %zu frames: FER %.4f (lr-rl) "
-                "%.4f (rl-lr); frames only one fails: %zu (lr-rl), %zu (rl-lr)\n",
-                iterations, frames, fer_lr, static_cast<double>(errors[1]) / frames, only[0],
-                only[1]);
+    std::printf(
+        "BP min-sum N=1024 K=512 5G at 3.0 dB, %d iterations, %zu frames: FER %.4f (lr-rl) "
+        "%.4f (rl-lr); frames only one fails: %zu (lr-rl), %zu (rl-lr)\n",
+        iterations, frames, fer_lr, static_cast<double>(errors[1]) / frames, only[0], only[1]);
     const double discordant = static_cast<double>(only[0] + only[1]);
     EXPECT_GT(static_cast<double>(only[1]) - static_cast<double>(only[0]),
               3 * std::sqrt(discordant))

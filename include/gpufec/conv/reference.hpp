@@ -73,8 +73,8 @@ class reference_decoder {
   frame_shape shape_;
   metric_type metric_;
   std::size_t wrap_ = 0;
-  std::vector<double> llr_;              // [stage][b] of the frame, depunctured
-  std::vector<double> extended_llr_;     // tail-biting: W + stages + W stages
+  std::vector<double> llr_;           // [stage][b] of the frame, depunctured
+  std::vector<double> extended_llr_;  // tail-biting: W + stages + W stages
   // [stage][state], made by the first decode, not zeroed (the forward pass writes it all).
   std::unique_ptr<std::uint8_t[]> decisions_;
   // Path metrics, made once so that decode allocates nothing.

@@ -517,8 +517,8 @@ __global__ void __launch_bounds__(register_kernel_threads<M, Rule>,
       if constexpr (LeftFirst) {
 #pragma unroll
         for (int r = 0; r < 8; ++r)
-          u[r] = p.systematic ? Rule::negative_mask(Rule::variable(L[M][r], R[M][r]))
-                              : decided_u(r);
+          u[r] =
+              p.systematic ? Rule::negative_mask(Rule::variable(L[M][r], R[M][r])) : decided_u(r);
       } else {
 #pragma unroll
         for (int r = 0; r < 8; ++r) u[r] = w[r];

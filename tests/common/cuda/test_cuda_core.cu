@@ -207,8 +207,7 @@ TEST(CudaCore, ARefusedLaunchSaysWhatFailedInWords) {
     const std::string message = e.what();
     EXPECT_EQ(message.rfind("the GPU could not run unopted_shared_kernel: ", 0), 0u) << message;
     EXPECT_NE(message.find("cudaErrorInvalidValue"), std::string::npos) << message;
-    EXPECT_NE(message.find("[tests/common/cuda/test_cuda_core.cu:"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("[tests/common/cuda/test_cuda_core.cu:"), std::string::npos) << message;
   }
   try {
     GPUFEC_CUDA_CHECK(cudaMemcpy(out.get(), nullptr, 4, cudaMemcpyHostToDevice));
