@@ -15,9 +15,19 @@ $(BUILD)/CMakeCache.txt: | deps
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-# A short, meaningful simulation on the GPU when one is present, else on the CPU.
-demo: build
-	./scripts/demo $(BUILD)/gpufec
+# A short, meaningful simulation on the GPU when one is present, else on the CPU. The demo needs
+# the CLI alone (no test, no benchmark program), and CUDA only where a GPU can run it: without one
+# it builds in $(BUILD)-cpu with CUDA off, a few minutes on 2 cores.
+HAS_GPU := $(shell nvidia-smi -L >/dev/null 2>&1 && echo yes)
+DEMO_BUILD := $(if $(HAS_GPU),$(BUILD),$(BUILD)-cpu)
+
+$(BUILD)-cpu/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD)-cpu -DCMAKE_BUILD_TYPE=Release -DGPUFEC_WERROR=$(WERROR) \
+	  -DGPUFEC_CUDA=OFF $(CMAKE_FLAGS)
+
+demo: deps $(DEMO_BUILD)/CMakeCache.txt
+	cmake --build $(DEMO_BUILD) -j $(JOBS) --target gpufec_cli
+	./scripts/demo $(DEMO_BUILD)/gpufec
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
@@ -27,4 +37,4 @@ format:
 	  | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-cpu
