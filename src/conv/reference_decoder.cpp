@@ -23,12 +23,9 @@ reference_decoder::reference_decoder(const conv_code& code, const puncture_patte
       metric_(options.metric) {
   if (term_ == termination::tail_biting)
     wrap_ = options.wrap_stages ? options.wrap_stages : default_traceback_depth(code, pattern);
-  const auto beta = static_cast<std::size_t>(code_.beta());
-  llr_.resize(shape_.stages * beta);
-  const std::size_t total = shape_.stages + 2 * wrap_;
-  if (wrap_) extended_llr_.resize(total * beta);
-  // decisions_ (a byte per state and stage: gigabytes for a long frame) is made by the first
-  // decode, so that a plan made only to say what it would choose holds none of it.
+  // The frame-sized buffers (decisions_: a byte per state and stage, gigabytes for a long frame)
+  // are made by the first decode, so that a plan made only to say what it would choose holds
+  // none of them.
   if (metric_ == metric_type::f64) {
     metric_f64_.resize(code_.states());
     next_f64_.resize(code_.states());
@@ -77,6 +74,7 @@ void reference_decoder::decode_depunctured(std::span<std::uint8_t> bits, const s
     // Extended stage e is frame stage (e - W) mod N.
     const auto beta = static_cast<std::size_t>(code_.beta());
     const std::size_t N = shape_.stages, total = N + 2 * wrap_;
+    extended_llr_.resize(total * beta);
     for (std::size_t e = 0; e < total; ++e) {
       const std::size_t t = (e + N - wrap_ % N) % N;
       std::copy_n(llr_.data() + t * beta, beta, extended_llr_.data() + e * beta);
@@ -97,6 +95,7 @@ void reference_decoder::decode(std::span<const float> llrs, std::span<std::uint8
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
   detail::require_finite(llrs);
+  llr_.resize(shape_.stages * static_cast<std::size_t>(code_.beta()));
   depuncture_into(pattern_, llrs, llr_, [](float v) { return static_cast<double>(v); });
   decode_depunctured(bits, stop);
 }
@@ -105,6 +104,7 @@ void reference_decoder::decode(std::span<const std::int8_t> llrs, std::span<std:
                                const stop_token& stop) {
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
+  llr_.resize(shape_.stages * static_cast<std::size_t>(code_.beta()));
   depuncture_into(pattern_, llrs, llr_, [](std::int8_t v) { return static_cast<double>(v); });
   decode_depunctured(bits, stop);
 }
@@ -113,6 +113,7 @@ void reference_decoder::decode_hard(std::span<const std::uint8_t> hard,
                                     std::span<std::uint8_t> bits, const stop_token& stop) {
   detail::require_frame_length(hard.size(), shape_, term_, pattern_, "hard bits");
   detail::require_bits_room(bits.size(), shape_);
+  llr_.resize(shape_.stages * static_cast<std::size_t>(code_.beta()));
   depuncture_into(pattern_, hard, llr_, [](std::uint8_t v) { return v ? -1.0 : 1.0; });
   decode_depunctured(bits, stop);
 }

@@ -163,16 +163,16 @@ tiled_decoder::tiled_decoder(const conv_code& code, const puncture_pattern& patt
       term_(term),
       shape_(make_frame_shape(code, pattern, info_bits, term)),
       tile_((validate(tile), tile)),
-      scratch_(code, tile) {
-  llr_.resize(shape_.stages * static_cast<std::size_t>(code_.beta()));
-  stage_bits_.resize(shape_.stages);
-}
+      scratch_(code, tile) {}  // the frame-sized buffers on first use: a plan that only reports
+                               // holds none
 
 void tiled_decoder::decode(std::span<const std::int8_t> llrs, std::span<std::uint8_t> bits,
                            const stop_token& stop) {
   detail::require_frame_length(llrs.size(), shape_, term_, pattern_, "LLRs");
   detail::require_bits_room(bits.size(), shape_);
   const auto beta = static_cast<std::size_t>(code_.beta());
+  llr_.resize(shape_.stages * beta);
+  stage_bits_.resize(shape_.stages);
   std::size_t k = 0;
   for (std::size_t i = 0; i < llr_.size(); ++i)
     llr_[i] = pattern_.sends(static_cast<int>(i % beta), i / beta) ? llrs[k++] : 0.0;
