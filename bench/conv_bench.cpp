@@ -1,4 +1,4 @@
-// Benchmark program for the conv decoders (issue 22): the harness of bench/conv/bench.hpp, which
+// Benchmark program for the conv decoders: the harness of bench/conv/bench.hpp, which
 // `gpufec bench conv` runs too, over K in {5, 7, 9} and rates 1/2 and 3/4, one thread and all
 // threads, with VOLK's K = 7 kernel as a peer when built with it, and the CUDA tiled decoder's rows
 // when a CUDA device exists. Prints a table; --json FILE writes every figure.

@@ -1,4 +1,4 @@
-// Benchmark program for the CUDA Viterbi decoder (issue 23): decoded Gb/s of the register and the
+// Benchmark program for the CUDA Viterbi decoder: decoded Gb/s of the register and the
 // shared-memory kernels with int8 LLRs already in device memory (the device path on a stream,
 // CUDA events, median of 5 after a warm-up), end to end from host memory (copies included: from
 // pageable memory, from page-locked memory, and the link's floor, the copies alone), and the

@@ -1,4 +1,4 @@
-// What tiling costs (issue 23; the paper's Tables II and III): the BER of the tiled decoder (the
+// What tiling costs (the paper's Tables II and III): the BER of the tiled decoder (the
 // GPU algorithm, tiling.hpp) against full maximum-likelihood decoding of the same int8 frames, as
 // a BER ratio and as an Eb/N0 loss in dB, over tile shapes (f, v1, v2, f0). Both decoders see the
 // same quantized LLRs, so the difference is tiling alone; the comparison is paired (frame by

@@ -1,4 +1,4 @@
-// Benchmark program for the polar decoders (issue 24): information Mb/s of the SC reference, the
+// Benchmark program for the polar decoders: information Mb/s of the SC reference, the
 // fast SC, and BP with every update rule at 10 and 35 iterations (fixed, and with G-matrix early
 // stopping), on one thread and on all, for N from 256 to 32768 (K = N/2; 5G construction up to
 // 1024, GA at 2.5 dB beyond). The harness is bench/polar/bench.hpp, shared with `gpufec bench

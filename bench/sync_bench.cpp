@@ -1,4 +1,4 @@
-// Benchmark program for the sync MAP decoder (issue 4): the paper's sweeps (Fig. 15/17: q = 32
+// Benchmark program for the sync MAP decoder: the paper's sweeps (Fig. 15/17: q = 32
 // over N; N = 210 over q; p in {1e-3, 1e-2}) plus the targets at q=32, n=10, N=210, with the CPU
 // reference on the same frames in the same run. Prints a table; --json FILE writes every figure.
 //   sync_bench [--quick] [--json FILE]

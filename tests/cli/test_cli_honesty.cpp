@@ -1,7 +1,7 @@
 // The command line's outputs are reproducible and honest, and it does what a user expects to find:
 // every result-changing parameter in every output as typed values, point seeds from point values,
 // sweep ranges that end on their last value, BER only where defined, clear statuses for bad
-// values, encode -> channel -> decode from the command line alone, per-family help (issue 21).
+// values, encode -> channel -> decode from the command line alone, per-family help.
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.hpp"

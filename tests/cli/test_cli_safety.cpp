@@ -1,7 +1,7 @@
 // The command line does not crash, hang or lose data: impossible requests fail up front with a
 // message naming the need, Ctrl-C and --max-time take effect within about a second, every output
 // is checked, outputs never clobber inputs or each other, and a run that fails leaves no file
-// that looks finished. Each test failed before the fix it covers (issue 21).
+// that looks finished. Each test failed before the fix it covers.
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_util.hpp"

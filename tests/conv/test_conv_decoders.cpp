@@ -358,7 +358,7 @@ TEST(ConvDecoders, DescribeSaysWhatThePlanChose) {
 }
 
 // BER of the (171,133) code, r = 1/2, zero tail, float LLRs over BPSK/AWGN at Eb/N0 = 3 dB, whose
-// ML value is 3.9e-4 (issue 22). Bit errors come in bursts (error events), so the tolerance comes
+// ML value is 3.9e-4. Bit errors come in bursts (error events), so the tolerance comes
 // from the frames themselves: the per-frame error counts e_f are independent, the estimate
 // BER = mean(e_f) / N has standard error s = sd(e_f) / (N sqrt(F)), and we accept |BER - 3.9e-4|
 // <= 4 s + 0.05e-4 (four standard errors, plus the rounding of the quoted value). With 2000

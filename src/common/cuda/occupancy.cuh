@@ -38,7 +38,8 @@ int resident_blocks(Kernel kernel, int threads, std::size_t shared) {
 // allowed: the attribute is process-wide, and a plan still alive may launch with more), and asks
 // for the largest carveout, so that an SM running one kernel's blocks can take another's without
 // first draining to change its L1/shared split (kernels of different pipelined parts run side by
-// side; measured in the sync decoder, bench/RESULTS.md 2026-11-21 fourteenth session).
+// side; measured in the sync decoder, bench/RESULTS.md, 2026-11-21, priorities that hold and
+// lattice rows shared by prefix, 40acca4).
 template <class Kernel>
 void allow_shared(Kernel kernel, std::size_t shared) {
   cudaFuncAttributes attributes{};

@@ -1,11 +1,12 @@
-// The CUDA tiled Viterbi decoder (issue 23, the paper's unified kernel): one warp decodes one tile
+// The CUDA tiled Viterbi decoder (the paper's unified kernel): one warp decodes one tile
 // from its LLRs to its bits in one kernel: depuncturing and branch metrics, add-compare-select
 // with the path metrics and the survivor bits in shared memory, the best states at the subframe
 // boundaries, and the (parallel) traceback; survivors never touch global memory. It decides
 // exactly as tiled_decoder (gpufec/conv/tiling.hpp) on the same int8 LLRs: the same integer
 // metrics (int32, exact: a tile of at most 2^16 stages moves a metric by at most 2^25), the same
-// tie rules, the same tile geometry. This first version keeps the path metrics in shared memory
-// (states spread over the lanes); the register/DPX version of the issue is the next step.
+// tie rules, the same tile geometry. This kernel keeps the path metrics in shared memory (states
+// spread over the lanes) and runs every code; the register kernel (register_kernel.cu), a thread
+// per tile with the path metrics in registers, runs the common feedforward codes.
 #include <algorithm>
 #include <climits>
 #include <cstdlib>

@@ -29,7 +29,8 @@ inline constexpr int gamma_warp_max_tasks = 32;
 // The register row holds at most this many entries (M_n <= 32): one instantiation per width.
 inline constexpr int gamma_warp_max_width = 32;
 // Rows 1..4 of a lattice depend only on the codeword's first 4 bits: computed once per prefix
-// (bench/RESULTS.md 2026-11-21 fourteenth session: +7-8% for batches at 1e-3, +12-13% at 1e-2).
+// (bench/RESULTS.md, 2026-11-21, lattice rows shared by prefix, 40acca4: +7-8% for batches at
+// 1e-3, +12-13% at 1e-2).
 inline constexpr int gamma_prefix_rows = 4;
 // As many states per gamma warp as leave about this many waves of warps on the device: what a
 // warp does once per (frame, i) is then shared by more lattices, and the last wave stays short.
@@ -38,7 +39,7 @@ inline constexpr int gamma_waves = 4;
 // gamma_beta_frame_kernel: blocks of up to this many threads (its __launch_bounds__). The plan
 // takes the fewest states per warp from frame_least_states_per_warp up that keeps
 // frame_resident_warps warps resident per SM: at M_tau = 33, 9 states (4 warps) beat 11 (3), 7, 6
-// and 3 by 1-8% (bench/RESULTS.md thirteenth session).
+// and 3 by 1-8% (bench/RESULTS.md, 2026-11-21, folding by frames at p = 1e-3, 661cbf8).
 inline constexpr int frame_max_threads = 512;
 // Register caps (__maxnreg__) of the folded kernels, by row width W, with no spills at any width
 // (ptxas -v): gamma_beta_kernel left alone takes 114 at W = 16 and keeps 16 warps per SM instead
@@ -68,7 +69,8 @@ inline constexpr int app_max_acc_doubles = 1024;
 // --- Chunks and parts ------------------------------------------------------------------------
 // A chunk's results go through this much page-locked staging; decode() cuts a batch into steps
 // whose results fit it (beyond it, copies into pageable memory held the host: 8 000 frames ran at
-// 66 000-80 000 frames/s against ~116 000 once cut, bench/RESULTS.md fourteenth session).
+// 66 000-80 000 frames/s against ~116 000 once cut, bench/RESULTS.md, 2026-11-21, priorities that
+// hold and lattice rows shared by prefix: the staging cliff, removed after 40acca4).
 inline constexpr std::size_t staging_bytes = std::size_t{256} << 20;
 // A chunk runs as up to max_parts pipelined parts of decreasing size (the smallest at least
 // min_part_frames frames), so that part k's copies overlap later parts' kernels and what is left
@@ -88,7 +90,8 @@ inline constexpr std::size_t max_chunk_frames = 65535;
 // Items fold only from this M_n (at p = 1e-2, M_n = 16, 1000 and 4000 frames fold 17% faster; at
 // 1e-3, M_n = 11, 1000-4000 frames fold 2-10% slower: rounds of items too short), and from
 // fold_item_waves waves of resident warps' worth of states. One wave of warps per round of items
-// measured best against two and a half (bench/RESULTS.md eleventh to thirteenth sessions).
+// measured best against two and a half (bench/RESULTS.md, the 2026-11-21 entries from beta folded
+// into gamma, 40e409e, to folding by frames, 661cbf8).
 inline constexpr int fold_items_min_width = 16;
 inline constexpr int fold_item_waves = 16;
 // Frames fold below fold_items_min_width, from this many waves of the frame kernel's blocks: at

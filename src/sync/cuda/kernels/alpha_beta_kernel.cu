@@ -1,5 +1,5 @@
-// fb_kernel, the general alpha/beta kernel (declared in cuda_fb_kernels.cuh): a kernel that is not
-// a template is defined in one translation unit only.
+// fb_kernel, the general alpha/beta kernel (declared in alpha_beta_kernels.cuh): a kernel that is
+// not a template is defined in one translation unit only.
 #include "sync/cuda/kernels/alpha_beta_kernels.cuh"
 
 namespace gpufec::sync::cuda_detail {

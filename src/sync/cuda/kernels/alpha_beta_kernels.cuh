@@ -1,4 +1,4 @@
-// The alpha/beta kernels (see cuda_kernels.cuh for the plan of work): persistent blocks, one per
+// The alpha/beta kernels (see device_geometry.cuh for the plan of work): persistent blocks, one per
 // (frame, direction), looping over i with one barrier per step.
 //   fb_ring_kernel<K>  a thread per state; the gsum blocks come ahead into a ring of shared memory
 //                      by bulk (TMA) copies, sm_90. The fast path.
@@ -147,7 +147,7 @@ __device__ __forceinline__ double chain_sum(const device_geometry& g, bool forwa
 // alpha, beta: [f][i = 0..N][m]. Shared: two rows of M doubles with M_n zeros on each side.
 // A row with no probability left is reported after the steps (see report_failure).
 __global__ void fb_kernel(device_geometry g, device_frames b, const double* gsum, double* alpha,
-                          double* beta, const double* end_prior);  // in cuda_fb_kernel.cu
+                          double* beta, const double* end_prior);  // in alpha_beta_kernel.cu
 
 constexpr int fb_max_log_ring = policy::fb_max_log_ring;  // gsum blocks in flight: 2^this
 

@@ -1,23 +1,23 @@
 // CUDA kernels of the sync MAP decoder (seed paper sec. IV-V, with batches of frames).
 //
 // Three launches decode a part of a chunk of frames, never one per symbol:
-//   gamma             R(y|C_i(D)) by the lattice: gamma_warp_kernel (cuda_gamma_warp.cuh), a
+//   gamma             R(y|C_i(D)) by the lattice: gamma_warp_kernel (gamma_warp_kernel.cuh), a
 //                     warp per states m' of (frame, i) with the row in registers, or gamma_kernel,
 //                     one thread per (frame, i, m', D) with the row in shared memory. Stores R
 //                     (global storage) and always gsum(i, delta, m') = sum_D Pr{D} R.
 //   alpha/beta        (4),(11)-(12) and (5) as persistent blocks, one per (frame, direction),
-//                     one barrier per index i (cuda_fb_kernels.cuh): fb_ring_kernel, a thread per
-//                     state with the gsum blocks prefetched into shared memory (TMA, sm_90) by
+//                     one barrier per index i (alpha_beta_kernels.cuh): fb_ring_kernel, a thread
+//                     per state with the gsum blocks prefetched into shared memory (TMA, sm_90) by
 //                     warps of their own, or fb_kernel, the general one.
 //   app_kernel        L_i(D) (1)-(3), one block per (frame, i); reads R (global storage) or runs
 //                     the lattices again (compact storage), plus the drift posterior lambda_i.
 // A chunk of many frames (decoder_options::fold_min_frames) folds beta into gamma instead
-// (cuda_folded_kernel.cuh): the lattices of index i run once beta_{i+1} of their frame is known,
+// (folded_kernels.cuh): the lattices of index i run once beta_{i+1} of their frame is known,
 // the kernel computes the beta rows itself and stores V = sum_k beta R, M_n times fewer values
 // than R; then alpha alone (fb_ring_kernel) and app_kernel from V. gamma_beta_kernel hands out
 // items of states of one (frame, i) across the device; gamma_beta_frame_kernel gives each frame
 // a block of its own. The same digits either way.
-// Local storage (cuda_local_storage.cu) keeps gamma of a ring of four indices and launches per
+// Local storage (../local_storage.cu) keeps gamma of a ring of four indices and launches per
 // index instead: gamma, one step of alpha or beta (fb_step_kernel), and L, on rotating streams.
 //
 // The lattice evaluates each node as (ins*left + del*up) + Q*diag with explicit round-to-nearest

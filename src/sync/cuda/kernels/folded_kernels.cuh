@@ -1,9 +1,9 @@
-// The folded gamma/beta kernels of a large chunk (see cuda_kernels.cuh for the plan of work):
+// The folded gamma/beta kernels of a large chunk (see device_geometry.cuh for the plan of work):
 // gamma_beta_kernel (items across the device) and gamma_beta_frame_kernel (a block per frame).
 //
 // Why: in a batch, storing R and reading it back for L is HBM-bound (2 x 38 MB per frame at
 // q = 32, N = 210, p = 1e-2), and L cannot run beside the next part's gamma because the writes and
-// reads of R share HBM (bench/RESULTS.md, tenth session). L only needs
+// reads of R share HBM (bench/RESULTS.md, 2026-11-21, a kernel timeline, 5a36763). L only needs
 //   V_i(m', D) = sum_k beta_{i+1}(m' + m_n^- + k) R_i(m', k, D),
 // M_n times fewer values than R. gamma_beta_kernel runs each lattice once, when beta_{i+1} of its
 // frame is known, and stores V instead of R: gamma of index i and beta of index i interleave.
@@ -20,7 +20,7 @@
 // Exactness: beta_i is band_sum's four chains times the power of two fb_ring_kernel would choose
 // (the scale of row beta_{i+1}), so the rows equal fb_ring_kernel's bit for bit, and V is summed
 // in app_kernel's order (fold_beta): a frame has the same digits in the folded path as in the
-// three-kernel path (tests/cuda: DeterministicAcrossRunsAndChunks).
+// three-kernel path (tests/sync/cuda: DeterministicAcrossRunsAndChunks).
 #pragma once
 
 #include <cuda/atomic>
