@@ -1,14 +1,14 @@
-// decoder_plan: resolves the backend and the decoder, builds per-thread scratch once, and runs
-// batches over OpenMP threads, turning a bad frame inside the parallel loop into one exception
-// that names the frame.
+// decoder_plan: checks the description, resolves the backend, the decoder, the threads and the
+// tile, makes the engine that executes them (the CPU's, cpu/engine.hpp, or the CUDA one) after
+// checking what it will hold, and checks every batch before handing it over.
 #include "gpufec/conv/decoder.hpp"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
-#include <optional>
 
+#include "conv/cpu/engine.hpp"
+#include "conv/cpu/frame_tasks.hpp"
 #include "conv/fast_decoder.hpp"
 #include "conv/frame_quantizer.hpp"
 #include "conv/llr_input.hpp"
@@ -36,19 +36,13 @@ void quantize_llrs(std::span<const float> llrs, double scale, std::span<std::int
 
 namespace detail {
 
+// A plan's engine: the CPU engine (cpu/engine.hpp) or the CUDA one, and the CUDA plan's staging of
+// host batches.
 class plan_engine {
  public:
-  std::vector<reference_decoder> reference;  // one per thread
-  std::optional<fast_trellis> trellis;
-  std::optional<fast_frame_decoder> fast;
-  std::vector<fast_scratch> scratch;  // one per thread
-  std::vector<tiled_decoder> tiled;   // one per thread
-  // One per thread: a frame made int8 (tiled decoders, from float or hard input), sized by the
-  // input that needs it on first use: int8 input never does, and a long frame's copy per thread
-  // made with the plan would be gigabytes.
-  std::vector<std::vector<std::int8_t>> int8_frame;
-  std::size_t coded = 0;                        // LLRs per frame
+  std::unique_ptr<cpu_engine> cpu;
   std::unique_ptr<tiled_device_engine> device;  // CUDA
+  std::size_t coded = 0;                        // LLRs per frame
   // CUDA, host batches made int8 (float, hard): page-locked, so that the engine copies them
   // straight over the link, up to kMostLockedBatch bytes; a larger batch in ordinary memory,
   // which the engine stages (locking gigabytes would take them from the rest of the machine).
@@ -67,58 +61,6 @@ class plan_engine {
   }
 };
 
-namespace {
-
-// An error in frame `frame` of a batch.
-struct frame_error : invalid_argument {
-  frame_error(std::size_t f, const std::string& message) : invalid_argument(message), frame(f) {}
-  std::size_t frame;
-};
-
-// Runs decode(first, count, thread) over groups of `group` consecutive frames (the last may be
-// shorter) on `threads` threads. Exceptions cannot leave an OpenMP loop, so the error of the
-// lowest frame is kept and rethrown after it, naming the frame; a stop (gpufec::stopped) ends the
-// groups not yet begun and is rethrown as it is.
-template <class Fn>
-void for_each_group(std::size_t frames, std::size_t group, int threads, Fn&& decode) {
-  std::size_t failed_frame = frames;
-  std::string message;
-  std::atomic<bool> stopped_any{false};
-  const auto groups = static_cast<std::ptrdiff_t>((frames + group - 1) / group);
-// A single group runs on the calling thread: no team to start or wait for.
-#pragma omp parallel for num_threads(threads) schedule(static) if (groups > 1)
-  for (std::ptrdiff_t g = 0; g < groups; ++g) {
-    const std::size_t first = static_cast<std::size_t>(g) * group;
-    if (stopped_any.load(std::memory_order_relaxed)) continue;
-    try {
-      decode(first, std::min(group, frames - first), omp_get_thread_num());
-    } catch (const stopped&) {
-      stopped_any = true;
-    } catch (const std::exception& e) {
-      const auto* fe = dynamic_cast<const frame_error*>(&e);
-      const std::size_t f = fe ? fe->frame : first;
-#pragma omp critical(gpufec_conv_frame_error)
-      if (f < failed_frame) {
-        failed_frame = f;
-        message = e.what();
-      }
-    }
-  }
-  if (stopped_any) throw stopped();
-  if (failed_frame < frames) throw invalid_argument(cat("frame ", failed_frame, ": ", message));
-}
-
-template <class Fn>
-void for_each_frame(std::size_t frames, int threads, Fn&& decode_frame) {
-  for_each_group(frames, 1, threads,
-                 [&](std::size_t f, std::size_t, int thread) { decode_frame(f, thread); });
-}
-
-// Frames per task of the fast decoder: runs of 16 frames let each pair's traceback overlap the
-// next pair's ACS (fast_frame_decoder::decode_run), all but one walk in 8.
-constexpr std::size_t kFastRun = 16;
-
-}  // namespace
 }  // namespace detail
 
 decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& pattern,
@@ -163,7 +105,6 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.threads =
         static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(summary_.threads), tasks));
   }
-  const auto threads = static_cast<std::size_t>(summary_.threads);
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
@@ -174,39 +115,29 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
-  } else if (tiled) {
-    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
+    return;
+  }
+  const detail::cpu_engine_setup setup{code_, pattern_,         frame_bits,
+                                       term_, summary_.threads, options.llr_scale};
+  if (tiled) {
     summary_.decoder = decoder_kind::tiled;
-    const std::size_t most = summary_.tile.stages();
-    summary_.scratch_bytes =
-        threads * (most * (code_.states() + 8 * code_.beta()) +
-                   summary_.shape.stages * (1 + 8 * code_.beta()) + summary_.shape.coded_bits);
-    require_memory();
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->tiled.emplace_back(code_, pattern_, frame_bits, term_, summary_.tile);
-    engine_->int8_frame.resize(threads);
+    summary_.tile = options.tile.f ? options.tile : default_tile_shape(code_, pattern_);
+    engine_->cpu = detail::make_tiled_engine(setup, summary_.tile);
   } else if (use_fast) {
-    engine_->trellis.emplace(code_);
-    engine_->fast.emplace(*engine_->trellis, pattern_, summary_.shape, term_, summary_.wrap_stages);
-    const std::size_t run = std::min(max_batch, detail::kFastRun);
     summary_.decoder = decoder_kind::fast;
-    summary_.kernel = engine_->trellis->describe();
-    summary_.scratch_bytes = threads * engine_->fast->scratch_bytes(run);
-    require_memory();
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->scratch.push_back(engine_->fast->make_scratch(run));
+    engine_->cpu = detail::make_fast_engine(setup, summary_.wrap_stages,
+                                            std::min(max_batch, detail::kFastRun));
+    summary_.kernel = engine_->cpu->kernel();
   } else {
+    summary_.decoder = decoder_kind::reference;
     reference_options ro;
     ro.metric = options.reference_metric;
     ro.wrap_stages = summary_.wrap_stages;
-    summary_.decoder = decoder_kind::reference;
-    const std::size_t total = summary_.shape.stages + 2 * summary_.wrap_stages;
-    summary_.scratch_bytes = threads * (total * (code_.states() + 8 * code_.beta()) +
-                                        8 * summary_.shape.stages * code_.beta());
-    require_memory();
-    for (std::size_t t = 0; t < threads; ++t)
-      engine_->reference.emplace_back(code_, pattern_, frame_bits, term_, ro);
+    engine_->cpu = detail::make_reference_engine(setup, ro);
   }
+  // Made cheaply (the frame-sized buffers come with the first decode): checked before any is.
+  summary_.scratch_bytes = engine_->cpu->scratch_bytes();
+  require_memory();
 }
 
 // What a CPU plan's decoders will hold (summary_.scratch_bytes), checked before any of it is
@@ -320,39 +251,6 @@ void run_device_batch(detail::plan_engine& e, int threads, std::size_t frames,
   e.device->decode_host(batch, frames, bits.data);
 }
 
-// Runs a checked batch: the reference decoder frame by frame (`reference(decoder, f)`), the tiled
-// decoder frame by frame, or the fast decoder by runs of kFastRun frames; the last two take frame
-// f's int8 LLRs from `fast_input(f, buffer)`.
-template <class Reference, class FastInput>
-void run_batch(detail::plan_engine& e, int threads, std::size_t frames,
-               batch_span<std::uint8_t> bits, Reference reference, FastInput fast_input,
-               const stop_token& stop) {
-  if (!e.tiled.empty()) {
-    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
-      const auto thread = static_cast<std::size_t>(t);
-      e.tiled[thread].decode(fast_input(f, e.int8_frame[static_cast<std::size_t>(t)]),
-                             bits.frame(f), stop);
-    });
-    return;
-  }
-  if (!e.fast) {
-    detail::for_each_frame(frames, threads, [&](std::size_t f, int t) {
-      reference(e.reference[static_cast<std::size_t>(t)], f);
-    });
-    return;
-  }
-  detail::for_each_group(frames, detail::kFastRun, threads,
-                         [&](std::size_t first, std::size_t count, int t) {
-                           e.fast->decode_run(
-                               count,
-                               [&](std::size_t f, std::vector<std::int8_t>& buffer) {
-                                 return fast_input(first + f, buffer);
-                               },
-                               [&](std::size_t f) { return bits.frame(first + f); },
-                               e.scratch[static_cast<std::size_t>(t)], stop);
-                         });
-}
-
 }  // namespace
 
 void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> bits,
@@ -380,22 +278,7 @@ void decoder_plan::decode(batch_view<float> received, batch_span<std::uint8_t> b
                             [&](std::size_t f, std::int8_t* q, int threads) {
                               detail::quantize_frame(received.frame(f), fixed_scale, q, threads);
                             });
-  run_batch(
-      *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) {
-        d.decode(received.frame(f), bits.frame(f), stop);
-      },
-      [&](std::size_t f, std::vector<std::int8_t>& buffer) {
-        const auto frame = received.frame(f);
-        buffer.resize(frame.size());
-        try {
-          detail::quantize_frame(frame, fixed_scale, buffer.data(), 1);
-        } catch (const std::exception& error) {
-          throw detail::frame_error(f, error.what());
-        }
-        return std::span<const std::int8_t>(buffer);
-      },
-      stop);
+  engine_->cpu->decode(received, bits, stop);
 }
 
 void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint8_t> bits,
@@ -418,12 +301,7 @@ void decoder_plan::decode(batch_view<std::int8_t> received, batch_span<std::uint
       engine_->device->decode_host(received.data, received.frames(), bits.data);
     return;
   }
-  run_batch(
-      *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) {
-        d.decode(received.frame(f), bits.frame(f), stop);
-      },
-      [&](std::size_t f, std::vector<std::int8_t>&) { return received.frame(f); }, stop);
+  engine_->cpu->decode(received, bits, stop);
 }
 
 void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
@@ -439,18 +317,7 @@ void decoder_plan::decode_hard(batch_view<std::uint8_t> received, batch_span<std
                             [&](std::size_t f, std::int8_t* q, int threads) {
                               detail::harden_frame(received.frame(f), q, threads);
                             });
-  run_batch(
-      *engine_, summary_.threads, received.frames(), bits,
-      [&](reference_decoder& d, std::size_t f) {
-        d.decode_hard(received.frame(f), bits.frame(f), stop);
-      },
-      [&](std::size_t f, std::vector<std::int8_t>& buffer) {
-        const auto frame = received.frame(f);
-        buffer.resize(frame.size());
-        detail::harden_frame(frame, buffer.data(), 1);
-        return std::span<const std::int8_t>(buffer);
-      },
-      stop);
+  engine_->cpu->decode_hard(received, bits, stop);
 }
 
 }  // namespace gpufec::conv

@@ -62,21 +62,30 @@ TEST(ConvStop, PlansNoMoreThreadsThanTheirBatchesUse) {
       2);
 }
 
-// A frame whose survivors cannot fit (2^26 stages of 256 states: 2^34 bytes for the reference's
-// byte per state and stage, times the threads) is refused at the plan, naming its need.
+// A frame whose survivors cannot fit is refused at the plan by every CPU decoder, naming its need:
+// 2^28 stages of 256 states on 64 threads hold 2^42 bytes of the reference's byte per state and
+// stage, 2^40 of the fast decoder's bit per state and stage in its slots, and 64 x 2^28 x 17 bytes
+// of the tiled decoder's depunctured doubles and stage bits.
 TEST(ConvStop, AnImpossibleFrameIsRefusedAtThePlan) {
   const conv_code code(9, {0561, 0753});
-  decoder_options o;
-  o.decoder = decoder_kind::reference;
-  o.threads = 64;
-  if (available_host_memory() > (std::size_t{1} << 40)) GTEST_SKIP() << "a terabyte machine";
-  try {
-    decoder_plan plan(code, puncture_pattern::none(2), std::size_t{1} << 26, termination::truncated,
-                      o, backend::cpu, 64);
-    FAIL() << "planned " << plan.summary().scratch_bytes << " bytes";
-  } catch (const out_of_memory& e) {
-    EXPECT_NE(std::string(e.what()).find("needs"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("--threads 1"), std::string::npos) << e.what();
+  if (available_host_memory() > (std::size_t{1} << 42)) GTEST_SKIP() << "a machine of 4 TiB";
+  for (const decoder_kind kind :
+       {decoder_kind::reference, decoder_kind::fast, decoder_kind::tiled}) {
+    SCOPED_TRACE(name_of(kind));
+    decoder_options o;
+    o.decoder = kind;
+    o.threads = 64;
+    try {
+      decoder_plan plan(code, puncture_pattern::none(2), std::size_t{1} << 28,
+                        termination::truncated, o, backend::cpu, 64);
+      FAIL() << "planned " << plan.summary().scratch_bytes << " bytes";
+    } catch (const out_of_memory& e) {
+      EXPECT_NE(std::string(e.what()).find("needs"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("--threads 1"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("--decoder tiled") == std::string::npos,
+                kind == decoder_kind::tiled)
+          << e.what();
+    }
   }
 }
 
