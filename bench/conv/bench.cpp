@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "conv/fast_decoder.hpp"
-#include "conv/fast_kernel.hpp"
+#include "conv/cpu/fast_decoder.hpp"
+#include "conv/cpu/fast_kernel.hpp"
 #include "conv/jobs.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/error.hpp"

@@ -1,8 +1,8 @@
-// The CUDA register Viterbi kernel (src/conv/cuda/register_kernel.cuh) compiled for the host, one
-// thread at a time: the CUDA keywords it uses are emptied and the device intrinsics it calls are
-// given their documented meaning in plain C++ (its few inline PTX statements have host branches
-// of their own, #ifndef __CUDA_ARCH__). Include this before the kernel's headers, in a C++ (not
-// CUDA) translation unit. Only one lane per tile runs here (K = 3 .. 7): K = 9's four lanes
+// The CUDA register Viterbi kernel (src/conv/cuda/kernels/register_kernel.cuh) compiled for the
+// host, one thread at a time: the CUDA keywords it uses are emptied and the device intrinsics it
+// calls are given their documented meaning in plain C++ (its few inline PTX statements have host
+// branches of their own, #ifndef __CUDA_ARCH__). Include this before the kernel's headers, in a C++
+// (not CUDA) translation unit. Only one lane per tile runs here (K = 3 .. 7): K = 9's four lanes
 // exchange metrics by warp shuffles, which abort.
 #pragma once
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "conv/frame_quantizer.hpp"
+#include "conv/cpu/frame_quantizer.hpp"
 #include "conv_test_util.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/reference.hpp"

@@ -9,7 +9,7 @@
 // the stages a tile has and reads only those, which GCC at -O3 cannot see.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include "conv/cuda/register_kernel.cuh"
+#include "conv/cuda/kernels/register_kernel.cuh"
 #pragma GCC diagnostic pop
 
 #include <gtest/gtest.h>

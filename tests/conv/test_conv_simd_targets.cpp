@@ -18,7 +18,7 @@
 
 #include "common/simd_target.hpp"
 #include "common/simd_targets_util.hpp"
-#include "conv/fast_kernel.hpp"
+#include "conv/cpu/fast_kernel.hpp"
 #include "conv_test_util.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/reference.hpp"

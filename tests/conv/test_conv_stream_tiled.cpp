@@ -8,7 +8,7 @@
 #include <random>
 #include <string>
 
-#include "conv/stream_tiles.hpp"
+#include "conv/stream/stream_tiles.hpp"
 #include "conv_test_util.hpp"
 #include "gpufec/common/error.hpp"
 #include "stream_test_util.hpp"

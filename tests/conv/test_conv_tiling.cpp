@@ -9,7 +9,7 @@
 #include <cmath>
 #include <limits>
 
-#include "conv/tiled_device.hpp"
+#include "conv/plan/cuda_engine.hpp"
 #include "conv_test_util.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/conv/decoder.hpp"
@@ -245,9 +245,9 @@ TEST(ConvTiling, ShapeTextAndValidation) {
             (tile_shape{256, 40, 40, 0}));
 }
 
-// The CUDA plan's default tile length for a batch (the register kernel, tiled_device.hpp): the
-// shortest multiple of the unit that fits a batch of at least a wave of tiles in whole waves, at
-// most as many as the nominal length fills, the last at least 90% full; the nominal length for
+// The CUDA plan's default tile length for a batch (the register kernel, conv/plan/cuda_engine.hpp):
+// the shortest multiple of the unit that fits a batch of at least a wave of tiles in whole waves,
+// at most as many as the nominal length fills, the last at least 90% full; the nominal length for
 // less than a wave.
 TEST(ConvTiling, TileLengthFitsTheBatchToWholeWaves) {
   const std::size_t N = std::size_t{1} << 20, wave = 132 * 12 * 32;  // an H200, 12 warps per SM

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "conv/cpu/engine.hpp"
+#include "conv/cpu/fast_decoder.hpp"
+#include "conv/cpu/frame_quantizer.hpp"
 #include "conv/cpu/frame_tasks.hpp"
-#include "conv/fast_decoder.hpp"
-#include "conv/frame_quantizer.hpp"
 #include "gpufec/conv/reference.hpp"
 #include "gpufec/conv/tiling.hpp"
 

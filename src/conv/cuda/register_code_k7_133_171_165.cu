@@ -1,5 +1,5 @@
 // The register kernel compiled for K = 7 (133,171,165), rate 1/3: LTE (register_entry.cuh).
-#include "conv/cuda/register_entry.cuh"
+#include "conv/cuda/kernels/register_entry.cuh"
 
 namespace gpufec::conv::detail {
 

@@ -1,6 +1,6 @@
 // The register kernel compiled for K = 7 (171,133), rate 1/2: DVB-S, 802.11, CCSDS
 // (register_entry.cuh).
-#include "conv/cuda/register_entry.cuh"
+#include "conv/cuda/kernels/register_entry.cuh"
 
 namespace gpufec::conv::detail {
 

@@ -1,6 +1,6 @@
 // The register kernel compiled for K = 9 (557,663,711), rate 1/3: UMTS, IS-95; four lanes per tile
 // (register_entry.cuh).
-#include "conv/cuda/register_entry.cuh"
+#include "conv/cuda/kernels/register_entry.cuh"
 
 namespace gpufec::conv::detail {
 

@@ -1,6 +1,6 @@
 // The register kernel compiled for K = 9 (561,753), rate 1/2: UMTS, IS-95; four lanes per tile
 // (register_entry.cuh).
-#include "conv/cuda/register_entry.cuh"
+#include "conv/cuda/kernels/register_entry.cuh"
 
 namespace gpufec::conv::detail {
 

@@ -1,6 +1,6 @@
 // The register kernel compiled for the small codes (register_entry.cuh): K = 5 (23,35) and K = 3
 // (7,5), the smallest (tests).
-#include "conv/cuda/register_entry.cuh"
+#include "conv/cuda/kernels/register_entry.cuh"
 
 namespace gpufec::conv::detail {
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "conv/cuda/kernels/tiled_params.cuh"
 #include "conv/cuda/tiled_geometry.hpp"
-#include "conv/cuda/tiled_params.cuh"
-#include "conv/tiled_device.hpp"
+#include "conv/plan/cuda_engine.hpp"
 #include "gpufec/common/align.hpp"
 
 namespace gpufec::conv::detail {

@@ -34,9 +34,9 @@ std::size_t register_wave_tiles(const register_kernel_entry& entry, const cuda::
 // of the cycle from the nominal one down to 36, whose ring keeps the most warps resident
 // (register_residency; the longest among equals: fewer traceback steps per decoded bit), and f, a
 // multiple of 16 stages and of the cycle, fitted to batches of `frames` frames
-// (fitted_tile_length in tiled_device.hpp); a batch of less than a wave of tiles runs `nominal` as
-// it is. K = 7 (171,133) rate 1/2 on an H200 (132 SMs): 64 frames of 2^20 bits (1344, 36, 36, 36),
-// 12 warps per SM in one wave; 512 frames (1104, 36, 36, 36).
+// (fitted_tile_length in plan/cuda_engine.hpp); a batch of less than a wave of tiles runs `nominal`
+// as it is. K = 7 (171,133) rate 1/2 on an H200 (132 SMs): 64 frames of 2^20 bits (1344, 36, 36,
+// 36), 12 warps per SM in one wave; 512 frames (1104, 36, 36, 36).
 tile_shape fitted_register_tile(const register_kernel_entry& entry, bool punctured,
                                 const tile_shape& nominal, const frame_shape& shape, bool circle,
                                 int K, std::size_t frames, const cuda::device_limits& limits);

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "conv/cuda/tiled_params.cuh"
+#include "conv/cuda/kernels/tiled_params.cuh"
 #include "gpufec/conv/code.hpp"
 
 namespace gpufec::conv::detail {

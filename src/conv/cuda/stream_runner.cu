@@ -13,8 +13,8 @@
 #include "common/cuda/pinned_buffer.cuh"
 #include "common/cuda/stream.cuh"
 #include "common/host_copy.hpp"
-#include "conv/stream_tiles.hpp"
-#include "conv/tiled_device.hpp"
+#include "conv/plan/cuda_engine.hpp"
+#include "conv/stream/stream_tiles.hpp"
 
 namespace gpufec::conv::detail {
 namespace {

@@ -17,19 +17,19 @@
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
-#include "conv/cuda/llr_kernels.cuh"
+#include "conv/cuda/kernels/llr_kernels.cuh"
+#include "conv/cuda/kernels/tiled_params.cuh"
 #include "conv/cuda/register_shape.cuh"
 #include "conv/cuda/register_table.hpp"
 #include "conv/cuda/tiled_geometry.hpp"
-#include "conv/cuda/tiled_params.cuh"
-#include "conv/stream_tiles.hpp"
-#include "conv/tiled_device.hpp"
+#include "conv/plan/cuda_engine.hpp"
+#include "conv/stream/stream_tiles.hpp"
 #include "gpufec/common/align.hpp"
 
 namespace gpufec::conv::detail {
 namespace {
 
-// default_device_tile (tiled_device.hpp) once the register kernel has been looked up.
+// default_device_tile (plan/cuda_engine.hpp) once the register kernel has been looked up.
 tile_shape default_tile_for(const register_kernel_entry* entry, const conv_code& code,
                             const puncture_pattern& pattern, cuda_kernel kernel) {
   if (kernel != cuda_kernel::shared_memory && entry) return default_tile_shape(code, pattern);

@@ -21,9 +21,9 @@
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/pinned_buffer.cuh"
 #include "common/cuda/stream.cuh"
-#include "polar/cuda/bp_kernel.cuh"
-#include "polar/cuda/bp_register_kernels.cuh"
-#include "polar/cuda_engine.hpp"
+#include "polar/cuda/kernels/bp_kernel.cuh"
+#include "polar/cuda/kernels/bp_register_kernels.cuh"
+#include "polar/plan/cuda_engine.hpp"
 
 namespace gpufec::polar::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "conv/conv_test_util.hpp"
-#include "conv/tiled_device.hpp"
+#include "conv/plan/cuda_engine.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/page_locked.hpp"
 #include "gpufec/conv/decoder.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "conv/conv_test_util.hpp"
+#include "conv/plan/cuda_engine.hpp"
 #include "conv/stream_test_util.hpp"
-#include "conv/tiled_device.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
 
