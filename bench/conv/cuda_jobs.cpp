@@ -55,7 +55,7 @@ std::vector<job> cuda_jobs(const conv_code& code, const puncture_pattern& patter
   sim_setup setup(code, pattern);
   setup.frame_bits = N;
   setup.term = termination::zero_tail;
-  setup.llr = sim::llr_kind::i8;
+  setup.llr = llr_kind::i8;
   setup.options.decoder = decoder_kind::tiled;
   setup.where = backend::cuda;  // backend_unavailable without a device
   const sim_family family(setup);

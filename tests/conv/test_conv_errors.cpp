@@ -9,6 +9,7 @@
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
+#include "gpufec/common/llr_kind.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/reference.hpp"
 

@@ -49,7 +49,7 @@ TEST(ConvSimulation, BerAt3dBThroughTheChainMatchesMl) {
 TEST(ConvSimulation, PointCountsDoNotDependOnThreadsOrBatch) {
   sim_setup s = k7(300);
   s.pattern = puncture_pattern::standard("3/4", 2);
-  s.llr = sim::llr_kind::i8;
+  s.llr = llr_kind::i8;
   const sim_family fam(s);
   sim::options o;
   o.seed = 3;
@@ -70,7 +70,7 @@ TEST(ConvSimulation, PointCountsDoNotDependOnThreadsOrBatch) {
 }
 
 TEST(ConvSimulation, EveryLlrKindAndTerminationDecodesCleanlyAtHighSnr) {
-  for (const auto llr : {sim::llr_kind::f32, sim::llr_kind::i8, sim::llr_kind::hard})
+  for (const auto llr : {llr_kind::f32, llr_kind::i8, llr_kind::hard})
     for (const auto term :
          {termination::zero_tail, termination::truncated, termination::tail_biting}) {
       sim_setup s = k7(200);

@@ -46,7 +46,7 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
                  "decoder input: float (2y/sigma^2), int8 (quantized at 127 / LLR(1 + 3 sigma)) "
                  "or hard (the sign); on CUDA, int8 LLRs are made and decoded on the GPU, float "
                  "and hard ones are made on the CPU and copied over")
-      ->check(CLI::IsMember(names_of<sim::llr_kind>()))
+      ->check(CLI::IsMember(names_of<llr_kind>()))
       ->capture_default_str();
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
@@ -56,7 +56,7 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       conv::sim_setup s(code, o->code.pattern(code));
       s.frame_bits = o->frame_bits;
       s.term = parse_name<conv::termination>(o->code.term, "--term");
-      s.llr = parse_name<sim::llr_kind>(o->llr, "--llr");
+      s.llr = parse_name<llr_kind>(o->llr, "--llr");
       s.options = o->decoder.options(s.term, where);
       s.where = where;
       return conv::sim_family(std::move(s));

@@ -42,8 +42,6 @@ enum class decoder_kind { automatic, reference, fast, tiled };
 // parallel-traceback subframes whose survivors fit its shared-memory ring), shared_memory (one warp
 // per tile, every code), automatic (registers where they apply, else shared memory).
 enum class cuda_kernel { automatic, registers, shared_memory };
-// What a decode call receives (for CLI options and JSON; the decode overloads take the types).
-enum class llr_kind { f32, i8, hard };
 
 struct decoder_options {
   decoder_kind decoder = decoder_kind::automatic;
@@ -174,14 +172,5 @@ struct gpufec::enum_names<gpufec::conv::cuda_kernel> {
       enum_entry{conv::cuda_kernel::automatic, "auto"},
       enum_entry{conv::cuda_kernel::registers, "registers"},
       enum_entry{conv::cuda_kernel::shared_memory, "shared"},
-  };
-};
-
-template <>
-struct gpufec::enum_names<gpufec::conv::llr_kind> {
-  static constexpr std::array entries{
-      enum_entry{conv::llr_kind::f32, "float"},
-      enum_entry{conv::llr_kind::i8, "int8"},
-      enum_entry{conv::llr_kind::hard, "hard"},
   };
 };

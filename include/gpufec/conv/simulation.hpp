@@ -37,7 +37,7 @@ struct sim_setup {
   termination term = termination::zero_tail;
   // What the decoder receives: float LLRs 2y/sigma^2, int8 LLRs quantized by channel::llr_to_int8
   // at channel::int8_llr_scale(sigma) (|y| = 1 + 3 sigma maps to 127), or hard decisions.
-  sim::llr_kind llr = sim::llr_kind::f32;
+  llr_kind llr = llr_kind::f32;
   decoder_options options;       // decoder, reference metric, llr_scale, wrap_stages (threads: 0)
   backend where = backend::cpu;  // cpu, cuda or automatic (decoder_backend)
 };

@@ -27,6 +27,7 @@
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/common/enum_names.hpp"
 #include "gpufec/common/hd.hpp"
+#include "gpufec/common/llr_kind.hpp"
 #include "gpufec/common/random.hpp"
 #include "gpufec/sim/family.hpp"
 
@@ -36,9 +37,6 @@ namespace gpufec::sim {
 GPUFEC_HD_INLINE std::uint8_t source_bit(const philox_stream& source, std::uint64_t i) {
   return static_cast<std::uint8_t>((u32_at(source, i >> 5) >> (i & 31)) & 1u);
 }
-
-// What the decoder is fed.
-enum class llr_kind { f32, i8, hard };
 
 // A decoder as the chain sees it: the family's plan behind a small interface. Views are on the
 // host, or on the device (a CUDA decoder) with the chain's `stream`; a decoder takes what its
@@ -87,10 +85,3 @@ std::unique_ptr<chain> make_awgn_chain(const binary_code& code, backend where, d
                                        std::uint64_t seed);
 
 }  // namespace gpufec::sim
-
-template <>
-struct gpufec::enum_names<gpufec::sim::llr_kind> {
-  using E = sim::llr_kind;
-  static constexpr std::array entries{enum_entry{E::f32, "float"}, enum_entry{E::i8, "int8"},
-                                      enum_entry{E::hard, "hard"}};
-};

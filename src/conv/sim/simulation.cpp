@@ -66,11 +66,11 @@ std::string device_name() {
 // How the decoder's input is made from the channel's LLR L = 2y / sigma^2.
 std::string llr_rule(const sim_setup& s, decoder_kind decoder) {
   switch (s.llr) {
-    case sim::llr_kind::i8:
+    case llr_kind::i8:
       return "int8: round(L * int8_llr_scale(sigma)) clamped to +-127; |y| = 1 + 3 sigma -> 127";
-    case sim::llr_kind::hard:
+    case llr_kind::hard:
       return "hard decision on the sign of L (the decoder sees +-1)";
-    case sim::llr_kind::f32:
+    case llr_kind::f32:
       break;
   }
   if (decoder == decoder_kind::reference) return "float L, unquantized";
@@ -91,7 +91,7 @@ backend decoder_backend(backend where, decoder_kind decoder) {
 }
 
 bool device_llrs(const sim_setup& s) {
-  return s.llr == sim::llr_kind::i8;
+  return s.llr == llr_kind::i8;
 }
 
 void validate(const sim_setup& s) {
@@ -153,7 +153,7 @@ sim::fields sim_family::parameters() const {
   f.emplace_back("channel", "AWGN");
   f.emplace_back("llr", std::string(name_of(s.llr)));
   f.emplace_back("llr_rule", llr_rule(s, resolved_.decoder));
-  if (s.llr == sim::llr_kind::f32 && resolved_.decoder != decoder_kind::reference)
+  if (s.llr == llr_kind::f32 && resolved_.decoder != decoder_kind::reference)
     f.emplace_back("llr_scale", s.options.llr_scale > 0 ? nlohmann::json(s.options.llr_scale)
                                                         : nlohmann::json("auto"));
   f.emplace_back("decoder", std::string(name_of(resolved_.decoder)));

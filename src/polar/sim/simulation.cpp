@@ -103,7 +103,7 @@ sim::binary_code binary_code(const polar_code& code, const decoder_options& opti
   sim::binary_code c;
   c.info_bits = code.K();
   c.coded_bits = code.N();
-  c.llr = sim::llr_kind::f32;
+  c.llr = llr_kind::f32;
   c.encode = [code](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
     encode(code, info, coded);
   };
