@@ -2,6 +2,7 @@
 // for every construction, N and path, and the fast path against the reference on random inputs.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -136,6 +137,24 @@ TEST(PolarSc, FastPathGivesTheReferenceDecisions) {
       }
       EXPECT_GE(compared, frames * 9 / 10) << "N " << N << " " << name_of(rule);
     }
+  }
+}
+
+// A requested stop ends an SC call between frames on both paths, and a later call on the same plan
+// decodes as a fresh one.
+TEST(PolarSc, AStopEndsTheCallBetweenFrames) {
+  const polar_code code(1024, 512);
+  const auto batch = test::make_batch(code, 40, 2.0, 43);
+  std::atomic<bool> flag{true};
+  const stop_token requested(&flag, stop_token::clock::time_point::max());
+  for (auto path : {implementation::reference, implementation::fast}) {
+    decoder_plan plan(code, sc(update_rule::min_sum, path), backend::cpu, 40);
+    std::vector<std::uint8_t> bits(40 * 512);
+    const auto in = batch_view<float>::uniform(batch.llr.data(), 40, 1024);
+    const auto out = batch_span<std::uint8_t>::uniform(bits.data(), 40, 512);
+    EXPECT_THROW(plan.decode(in, out, {}, requested), stopped) << name_of(path);
+    plan.decode(in, out);
+    EXPECT_EQ(bits, test::decode_bits(plan, batch.llr)) << name_of(path);
   }
 }
 

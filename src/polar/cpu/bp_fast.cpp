@@ -14,9 +14,7 @@
 //
 // Layout (floats, 64-byte aligned): L and R, (m + 1) N W each, value (s, j) of lane l at
 // (s N + j) W + l; u^, x^ and G x^ as sign-bit vectors, N W each.
-#include <omp.h>
 
-#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -25,7 +23,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "polar/cpu/engine.hpp"
+#include "polar/cpu/grouped_engine.hpp"
 #include "polar/cpu/simd_rules-inl.hpp"
 
 #ifndef GPUFEC_POLAR_BP_FAST_TYPES
@@ -258,57 +256,36 @@ float message_from_llr(update_rule rule, float llr) {
   }
 }
 
-class bp_fast final : public polar_engine {
+using aligned_floats = hwy::AlignedFreeUniquePtr<float[]>;
+
+class bp_fast final : public grouped_engine<aligned_floats> {
  public:
   bp_fast(const polar_code& code, const decoder_options& options, int threads)
-      : code_(code), options_(options), threads_(threads), lanes_(fast_simd_target().lanes) {
-    const std::size_t per_thread = fast_scratch_per_thread(code, options, lanes_) / sizeof(float);
-    for (int t = 0; t < threads; ++t) scratch_.push_back(hwy::AllocateAligned<float>(per_thread));
-  }
-
-  std::size_t scratch_bytes() const override {
-    return scratch_.size() * fast_scratch_per_thread(code_, options_, lanes_);
-  }
-
-  void decode(const decode_request& r) override {
-    const std::size_t W = lanes_;
-    const auto groups = static_cast<std::ptrdiff_t>((r.frames + W - 1) / W);
-    std::atomic<bool> stop{false};  // exceptions cannot leave the OpenMP loop
-#pragma omp parallel for num_threads(threads_) schedule(dynamic, 1)
-    for (std::ptrdiff_t g = 0; g < groups; ++g)
-      if (!stop.load(std::memory_order_relaxed) &&
-          !decode_group(r, static_cast<std::size_t>(g) * W, scratch_[omp_get_thread_num()].get()))
-        stop = true;
-    if (stop) throw stopped();
+      : grouped_engine(code, options, threads, fast_simd_target().lanes,
+                       fast_scratch_per_thread(code, options, fast_simd_target().lanes)) {
+    for (int t = 0; t < threads; ++t)
+      scratch_.push_back(hwy::AllocateAligned<float>(bytes_per_thread_ / sizeof(float)));
   }
 
  private:
-  bool decode_group(const decode_request& r, std::size_t first, float* scratch) const {
-    const std::size_t W = lanes_, N = code_.N(), cells = (code_.m() + 1) * N * W;
+  bool decode_group(const decode_request& r, std::size_t first, std::size_t active,
+                    aligned_floats& scratch) const override {
+    const std::size_t W = group_, N = code_.N(), cells = (code_.m() + 1) * N * W;
+    float* base = scratch.get();
     bp_group_args a{&code_,
                     &options_,
-                    scratch,
-                    scratch + cells,
-                    scratch + 2 * cells,
-                    scratch + 2 * cells + N * W,
-                    scratch + 2 * cells + 2 * N * W,
-                    std::min(W, r.frames - first),
+                    base,
+                    base + cells,
+                    base + 2 * cells,
+                    base + 2 * cells + N * W,
+                    base + 2 * cells + 2 * N * W,
+                    active,
                     first,
                     &r};
-    float* channel = a.L + code_.m() * N * W;
-    for (std::size_t l = 0; l < W; ++l) {
-      const float* llr = r.llr + (first + std::min(l, a.active - 1)) * N;  // pad: repeat the last
-      for (std::size_t j = 0; j < N; ++j)
-        channel[j * W + l] = message_from_llr(options_.update, llr[j]);
-    }
+    interleave_frames(r, first, active, W, N, a.L + code_.m() * N * W,
+                      [rule = options_.update](float llr) { return message_from_llr(rule, llr); });
     return HWY_DYNAMIC_DISPATCH(bp_group)(a);
   }
-
-  polar_code code_;
-  decoder_options options_;
-  int threads_;
-  std::size_t lanes_;
-  std::vector<hwy::AlignedFreeUniquePtr<float[]>> scratch_;
 };
 
 }  // namespace

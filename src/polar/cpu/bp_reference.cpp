@@ -17,13 +17,10 @@
 // Decisions: u^_j = 0 if frozen, else hard(L_0[j] (+) R_0[j]); x^_j = hard(L_m[j] (+) R_m[j]).
 // Early stopping (G-matrix): after an iteration, stop when u^ G_N == x^. Outputs: u^_A, or for a
 // systematic code x^_A (lr_rl) or (u^ G_N)_A (rl_lr).
-#include <omp.h>
-
-#include <atomic>
 #include <vector>
 
 #include "gpufec/polar/encoder.hpp"
-#include "polar/cpu/engine.hpp"
+#include "polar/cpu/grouped_engine.hpp"
 #include "polar/model/update_rules.hpp"
 
 namespace gpufec::polar::detail {
@@ -36,10 +33,12 @@ struct bp_scratch {
 };
 
 template <class Rule>
-class bp_reference final : public polar_engine {
+class bp_reference final : public grouped_engine<bp_scratch> {
  public:
   bp_reference(const polar_code& code, const decoder_options& options, int threads, Rule rule)
-      : code_(code), options_(options), threads_(threads), rule_(rule), scratch_(threads) {
+      : grouped_engine(code, options, threads, 1, reference_scratch_per_thread(code, options)),
+        rule_(rule) {
+    scratch_.resize(static_cast<std::size_t>(threads));
     const std::size_t cells = static_cast<std::size_t>(code.m() + 1) * code.N();
     for (auto& s : scratch_) {
       s.L.resize(cells);
@@ -47,21 +46,6 @@ class bp_reference final : public polar_engine {
       s.u_hat.resize(code.N());
       s.x_hat.resize(code.N());
     }
-  }
-
-  std::size_t scratch_bytes() const override {
-    return scratch_.size() * reference_scratch_per_thread(code_, options_);
-  }
-
-  void decode(const decode_request& r) override {
-    const auto frames = static_cast<std::ptrdiff_t>(r.frames);
-    std::atomic<bool> stop{false};  // exceptions cannot leave the OpenMP loop
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::ptrdiff_t f = 0; f < frames; ++f)
-      if (!stop.load(std::memory_order_relaxed) &&
-          !decode_one(r, f, scratch_[omp_get_thread_num()]))
-        stop = true;
-    if (stop) throw stopped();
   }
 
  private:
@@ -117,7 +101,8 @@ class bp_reference final : public polar_engine {
   }
 
   // Returns false when the request's stop ended it between iterations (its outputs unwritten).
-  bool decode_one(const decode_request& r, std::size_t frame, bp_scratch& s) const {
+  bool decode_group(const decode_request& r, std::size_t frame, std::size_t,
+                    bp_scratch& s) const override {
     const std::uint32_t N = code_.N(), K = code_.K(), m = code_.m();
     const float* llr = r.llr + frame * N;
     std::fill(s.L.begin(), s.L.end(), Rule::unknown);
@@ -167,11 +152,7 @@ class bp_reference final : public polar_engine {
     return true;
   }
 
-  polar_code code_;
-  decoder_options options_;
-  int threads_;
   Rule rule_;
-  std::vector<bp_scratch> scratch_;
 };
 
 }  // namespace

@@ -16,7 +16,6 @@
 //
 // Layout: alpha of depth d (n = N >> d values) at [(2N - 2n) W, (2N - n) W), value i of lane l at
 // i W + l; beta: N W floats, sign bit = bit, node (d, o) owns [o W, (o + n) W).
-#include <omp.h>
 
 #include <cstring>
 #include <vector>
@@ -27,7 +26,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
-#include "polar/cpu/engine.hpp"
+#include "polar/cpu/grouped_engine.hpp"
 #include "polar/cpu/simd_rules-inl.hpp"
 
 #ifndef GPUFEC_POLAR_SC_FAST_TYPES
@@ -169,41 +168,29 @@ void build_ops(const polar_code& code, const std::vector<std::uint32_t>& frozen_
   ops.push_back({sc_op_kind::combine, n, offset});
 }
 
-class sc_fast final : public polar_engine {
+using aligned_floats = hwy::AlignedFreeUniquePtr<float[]>;
+
+class sc_fast final : public grouped_engine<aligned_floats> {
  public:
   sc_fast(const polar_code& code, const decoder_options& options, int threads,
           plan_summary& summary)
-      : code_(code), options_(options), threads_(threads), lanes_(fast_simd_target().lanes) {
+      : grouped_engine(code, options, threads, fast_simd_target().lanes,
+                       fast_scratch_per_thread(code, options, fast_simd_target().lanes)) {
     std::vector<std::uint32_t> frozen_before(code.N() + 1, 0);
     for (std::uint32_t j = 0; j < code.N(); ++j)
       frozen_before[j + 1] = frozen_before[j] + code.frozen_mask()[j];
     build_ops(code, frozen_before, code.N(), 0, ops_, summary);
-    const std::size_t per_thread = fast_scratch_per_thread(code, options, lanes_) / sizeof(float);
-    for (int t = 0; t < threads; ++t) scratch_.push_back(hwy::AllocateAligned<float>(per_thread));
-  }
-
-  std::size_t scratch_bytes() const override {
-    return scratch_.size() * fast_scratch_per_thread(code_, options_, lanes_);
-  }
-
-  void decode(const decode_request& r) override {
-    const std::size_t W = lanes_;
-    const auto groups = static_cast<std::ptrdiff_t>((r.frames + W - 1) / W);
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::ptrdiff_t g = 0; g < groups; ++g)
-      decode_group(r, static_cast<std::size_t>(g) * W, scratch_[omp_get_thread_num()].get());
+    for (int t = 0; t < threads; ++t)
+      scratch_.push_back(hwy::AllocateAligned<float>(bytes_per_thread_ / sizeof(float)));
   }
 
  private:
-  void decode_group(const decode_request& r, std::size_t first, float* scratch) const {
-    const std::size_t W = lanes_, N = code_.N(), K = code_.K();
-    const std::size_t active = std::min(W, r.frames - first);
-    float* alpha = scratch;
-    float* beta = scratch + 2 * N * W;
-    for (std::size_t l = 0; l < W; ++l) {
-      const float* llr = r.llr + (first + std::min(l, active - 1)) * N;  // pad: repeat the last
-      for (std::size_t j = 0; j < N; ++j) alpha[j * W + l] = clamp_input(llr[j]);
-    }
+  bool decode_group(const decode_request& r, std::size_t first, std::size_t active,
+                    aligned_floats& scratch) const override {
+    const std::size_t W = group_, N = code_.N(), K = code_.K();
+    float* alpha = scratch.get();
+    float* beta = alpha + 2 * N * W;
+    interleave_frames(r, first, active, W, N, alpha, clamp_input);
     sc_group_args args{ops_.data(),
                        ops_.size(),
                        static_cast<std::uint32_t>(N),
@@ -217,14 +204,10 @@ class sc_fast final : public polar_engine {
       std::uint8_t* out = r.info_bits + (first + l) * K;
       for (std::size_t k = 0; k < K; ++k) out[k] = bits_of(beta[A[k] * W + l]) >> 31;
     }
+    return true;
   }
 
-  polar_code code_;
-  decoder_options options_;
-  int threads_;
-  std::size_t lanes_;
   std::vector<sc_op> ops_;
-  std::vector<hwy::AlignedFreeUniquePtr<float[]>> scratch_;
 };
 
 }  // namespace

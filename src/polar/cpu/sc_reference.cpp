@@ -9,12 +9,10 @@
 // since x[0, n/2) = v_L ^ v_R and x[n/2, n) = v_R for the node's halves (polar_code.hpp). A leaf
 // decides u_j = 0 when frozen, else 1 exactly when its LLR is < 0. f is the exact sum-product or
 // min-sum (update_rules.hpp); g is one fp32 add of b and the (sign-flipped) a.
-#include <omp.h>
-
 #include <vector>
 
 #include "gpufec/polar/encoder.hpp"
-#include "polar/cpu/engine.hpp"
+#include "polar/cpu/grouped_engine.hpp"
 #include "polar/model/update_rules.hpp"
 
 namespace gpufec::polar::detail {
@@ -28,26 +26,17 @@ struct sc_scratch {
 };
 
 template <bool MinSum>
-class sc_reference final : public polar_engine {
+class sc_reference final : public grouped_engine<sc_scratch> {
  public:
   sc_reference(const polar_code& code, const decoder_options& options, int threads)
-      : code_(code), options_(options), threads_(threads), scratch_(threads) {
+      : grouped_engine(code, options, threads, 1, reference_scratch_per_thread(code, options)) {
+    scratch_.resize(static_cast<std::size_t>(threads));
     for (auto& s : scratch_) {
       s.alpha.resize(2 * code.N());
       s.leaf_llr.resize(code.N());
       s.u.resize(code.N());
       s.beta.resize(code.N());
     }
-  }
-
-  std::size_t scratch_bytes() const override {
-    return scratch_.size() * reference_scratch_per_thread(code_, options_);
-  }
-
-  void decode(const decode_request& r) override {
-    const auto frames = static_cast<std::ptrdiff_t>(r.frames);
-#pragma omp parallel for num_threads(threads_) schedule(static)
-    for (std::ptrdiff_t f = 0; f < frames; ++f) decode_one(r, f, scratch_[omp_get_thread_num()]);
   }
 
  private:
@@ -77,7 +66,8 @@ class sc_reference final : public polar_engine {
     for (std::uint32_t i = 0; i < half; ++i) s.beta[offset + i] ^= s.beta[offset + half + i];
   }
 
-  void decode_one(const decode_request& r, std::size_t frame, sc_scratch& s) const {
+  bool decode_group(const decode_request& r, std::size_t frame, std::size_t,
+                    sc_scratch& s) const override {
     const std::uint32_t N = code_.N(), K = code_.K();
     const float* llr = r.llr + frame * N;
     for (std::uint32_t j = 0; j < N; ++j) s.alpha[j] = clamp_input(llr[j]);
@@ -89,12 +79,8 @@ class sc_reference final : public polar_engine {
       for (std::uint32_t k = 0; k < K; ++k) r.info_bits[frame * K + k] = bits[A[k]];
     if (r.soft)
       for (std::uint32_t k = 0; k < K; ++k) r.soft[frame * r.soft_stride + k] = s.leaf_llr[A[k]];
+    return true;
   }
-
-  polar_code code_;
-  decoder_options options_;
-  int threads_;
-  std::vector<sc_scratch> scratch_;
 };
 
 }  // namespace

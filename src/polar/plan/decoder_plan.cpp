@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <type_traits>
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
@@ -34,6 +35,24 @@ namespace {
 
 // The automatic choice keeps the fast path while one thread's scratch stays below this.
 constexpr std::size_t fast_scratch_limit = std::size_t{256} << 20;
+
+// One call's request: `llr`'s frames into `out`, hard bits or soft values.
+template <class T>
+detail::decode_request request_for(batch_view<float> llr, batch_span<T> out,
+                                   std::uint32_t* iterations, const stop_token* stop = nullptr) {
+  detail::decode_request r;
+  r.llr = llr.data;
+  r.frames = llr.frames();
+  if constexpr (std::is_same_v<T, float>) {
+    r.soft = out.data;
+    r.soft_stride = out.stride;
+  } else {
+    r.info_bits = out.data;
+  }
+  r.iterations = iterations;
+  r.stop = stop && stop->possible() ? stop : nullptr;
+  return r;
+}
 
 void validate(const polar_code& code, const decoder_options& o, std::size_t max_batch) {
   require(max_batch >= 1, "max_batch must be at least 1 (max_batch = ", max_batch, ")");
@@ -247,12 +266,7 @@ void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_b
   require(llr.on_device() && info_bits.on_device(),
           "polar decode on a stream: the LLRs and the bits must both be in device memory");
   check_device(llr, info_bits.frames(), info_bits.stride);
-  detail::decode_request r;
-  r.llr = llr.data;
-  r.frames = llr.frames();
-  r.info_bits = info_bits.data;
-  r.iterations = iterations;
-  device_->decode_device(r, stream);
+  device_->decode_device(request_for(llr, info_bits, iterations), stream);
 }
 
 void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft, cuda_stream stream,
@@ -262,13 +276,7 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft, cu
   require(llr.on_device() && soft.on_device(),
           "polar decode_soft on a stream: the LLRs and the outputs must both be in device memory");
   check_device(llr, soft.frames(), soft.stride);
-  detail::decode_request r;
-  r.llr = llr.data;
-  r.frames = llr.frames();
-  r.soft = soft.data;
-  r.soft_stride = soft.stride;
-  r.iterations = iterations;
-  device_->decode_device(r, stream);
+  device_->decode_device(request_for(llr, soft, iterations), stream);
 }
 
 double decoder_plan::time_device(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
@@ -279,12 +287,8 @@ double decoder_plan::time_device(batch_view<float> llr, batch_span<std::uint8_t>
   require(repeats >= 1, "repeats must be at least 1 (repeats = ", repeats, ")");
   require(!info_bits.on_device(), "time_device takes host batches");
   check_input(llr, info_bits.frames(), info_bits.stride, iterations.size());
-  detail::decode_request r;
-  r.llr = llr.data;
-  r.frames = llr.frames();
-  r.info_bits = info_bits.data;
-  r.iterations = iterations.empty() ? nullptr : iterations.data();
-  return device_->time_device(r, repeats);
+  return device_->time_device(
+      request_for(llr, info_bits, iterations.empty() ? nullptr : iterations.data()), repeats);
 }
 
 void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
@@ -300,13 +304,8 @@ void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_b
   }
   require(!info_bits.on_device(), "polar decode: host batches (the bits are in device memory)");
   check_input(llr, info_bits.frames(), info_bits.stride, iterations.size());
-  detail::decode_request r;
-  r.llr = llr.data;
-  r.frames = llr.frames();
-  r.info_bits = info_bits.data;
-  r.iterations = iterations.empty() ? nullptr : iterations.data();
-  r.stop = stop.possible() ? &stop : nullptr;
-  engine_->decode(r);
+  engine_->decode(
+      request_for(llr, info_bits, iterations.empty() ? nullptr : iterations.data(), &stop));
 }
 
 void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
@@ -321,14 +320,7 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
   }
   require(!soft.on_device(), "polar decode_soft: host batches (the outputs are in device memory)");
   check_input(llr, soft.frames(), soft.stride, iterations.size());
-  detail::decode_request r;
-  r.llr = llr.data;
-  r.frames = llr.frames();
-  r.soft = soft.data;
-  r.soft_stride = soft.stride;
-  r.iterations = iterations.empty() ? nullptr : iterations.data();
-  r.stop = stop.possible() ? &stop : nullptr;
-  engine_->decode(r);
+  engine_->decode(request_for(llr, soft, iterations.empty() ? nullptr : iterations.data(), &stop));
 }
 
 }  // namespace gpufec::polar
