@@ -22,4 +22,11 @@ backend resolve_backend(backend requested) {
   return backend::cuda;
 }
 
+backend_choice choose_device_backend(backend requested) {
+  if (requested != backend::automatic) return {requested, {}};
+  if (!cuda_compiled()) return {backend::cpu, "built without CUDA"};
+  if (cuda_device_count() == 0) return {backend::cpu, "no usable CUDA device"};
+  return {backend::cuda, "a CUDA device"};
+}
+
 }  // namespace gpufec

@@ -339,7 +339,7 @@ TEST(ConvDecoders, DescribeSaysWhatThePlanChose) {
   decoder_options options;
   options.threads = 2;
   const decoder_plan plan(conv_code(7, {0171, 0133}), puncture_pattern::standard("3/4", 2), 1000,
-                          termination::zero_tail, options, backend::automatic, 64);
+                          termination::zero_tail, options, backend::cpu, 64);
   const std::string text = plan.describe();
   for (const char* fragment :
        {"K=7 (171,133)", "101,110", "rate 3/4", "1000 information bits", "zero",

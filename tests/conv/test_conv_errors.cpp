@@ -40,7 +40,7 @@ TEST(ConvErrors, PlanOptions) {
   const auto none = puncture_pattern::none(2);
   if (cuda_device_count() == 0)  // CUDA not compiled, or no device
     expect_invalid([&] { decoder_plan(k7, none, 100, termination::zero_tail, {}, backend::cuda); },
-                   {"the CUDA conv decoder"});
+                   {"backend 'cuda' needs"});
   expect_invalid([&] { decoder_plan(k7, none, 100, termination::zero_tail, {}, backend::cpu, 0); },
                  {"max_batch = 0"});
   decoder_options bad_threads;
@@ -55,10 +55,11 @@ TEST(ConvErrors, PlanOptions) {
                  {"zero-tail", "frame_bits = 3"});
   expect_invalid([&] { decoder_plan(k7, puncture_pattern::none(3), 100, termination::truncated); },
                  {"3 rows", "beta = 2"});
-  // `automatic` runs on the CPU (the CUDA decoder is asked for by name).
+  // `automatic` runs on CUDA exactly when a device is usable (the decoder automatic is tiled
+  // there).
   EXPECT_EQ(
       decoder_plan(k7, none, 100, termination::zero_tail, {}, backend::automatic).summary().where,
-      backend::cpu);
+      cuda_device_count() > 0 ? backend::cuda : backend::cpu);
 }
 
 TEST(ConvErrors, EnumNamesParseAndListTheChoices) {

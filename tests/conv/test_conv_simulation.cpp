@@ -143,22 +143,53 @@ TEST(ConvSimulation, RefusalsNameTheField) {
   EXPECT_NO_THROW(fam.validate_point(-3.5));
 }
 
-// decoder_backend: cpu stays cpu; automatic is cpu for the CPU-only decoders and cuda for the
-// others exactly when a device exists; cuda needs a device and the tiled decoder.
-TEST(ConvSimulation, DecoderBackendResolvesAutoAndRefusesCpuOnlyDecoders) {
+// choose_backend: cpu stays cpu; automatic is cpu for the CPU-only decoders and a wrap-around,
+// and cuda for the others exactly when a device exists, with the reason; cuda needs a device and
+// the tiled decoder.
+TEST(ConvSimulation, ChooseBackendResolvesAutoAndRefusesCpuOnlyDecoders) {
   const bool gpu = cuda_device_count() > 0;
   for (const decoder_kind d : {decoder_kind::automatic, decoder_kind::reference, decoder_kind::fast,
                                decoder_kind::tiled}) {
     SCOPED_TRACE(std::string(name_of(d)));
+    decoder_options o;
+    o.decoder = d;
     const bool tiled = d == decoder_kind::automatic || d == decoder_kind::tiled;
-    EXPECT_EQ(decoder_backend(backend::cpu, d), backend::cpu);
-    EXPECT_EQ(decoder_backend(backend::automatic, d), gpu && tiled ? backend::cuda : backend::cpu);
-    if (gpu && tiled) {
-      EXPECT_EQ(decoder_backend(backend::cuda, d), backend::cuda);
-    } else {
-      EXPECT_THROW(decoder_backend(backend::cuda, d), invalid_argument);
+    EXPECT_EQ(choose_backend(o, backend::cpu).where, backend::cpu);
+    EXPECT_EQ(choose_backend(o, backend::cpu).reason, "");
+    const backend_choice automatic = choose_backend(o, backend::automatic);
+    EXPECT_EQ(automatic.where, gpu && tiled ? backend::cuda : backend::cpu);
+    EXPECT_NE(automatic.reason, "");
+    if (!tiled) {
+      EXPECT_NE(automatic.reason.find("runs on the CPU"), std::string::npos);
     }
+    if (tiled && !gpu) {
+      EXPECT_NE(automatic.reason.find("CUDA"), std::string::npos);
+    }
+    if (gpu && tiled) {
+      EXPECT_EQ(choose_backend(o, backend::cuda).where, backend::cuda);
+    } else {
+      EXPECT_THROW(choose_backend(o, backend::cuda), invalid_argument);
+    }
+    o.wrap_stages = 40;
+    EXPECT_EQ(choose_backend(o, backend::automatic).where, backend::cpu);
   }
+}
+
+// A plan asked for automatic says where it runs and why; a named backend gives no reason.
+TEST(ConvSimulation, AnAutomaticPlanSaysWhyItRunsWhereItDoes) {
+  const conv_code code(7, {0171, 0133});
+  decoder_options o;
+  o.decoder = decoder_kind::fast;
+  const decoder_plan plan(code, puncture_pattern::none(2), 100, termination::zero_tail, o,
+                          backend::automatic);
+  EXPECT_EQ(plan.summary().where, backend::cpu);
+  EXPECT_EQ(plan.summary().backend_reason, "decoder fast runs on the CPU");
+  EXPECT_NE(plan.describe().find("auto: decoder fast runs on the CPU"), std::string::npos)
+      << plan.describe();
+  EXPECT_EQ(decoder_plan(code, puncture_pattern::none(2), 100, termination::zero_tail, o)
+                .summary()
+                .backend_reason,
+            "");
 }
 
 }  // namespace

@@ -140,12 +140,13 @@ void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o) {
 
 backend conv_backend(const std::string& backend_name, const conv_decoder_cli_options& d) {
   const auto where = parse_name<backend>(backend_name, "--backend");
-  const auto decoder = parse_name<conv::decoder_kind>(d.decoder, "--decoder");
-  if (where == backend::automatic && d.wrap_option && d.wrap_option->count() > 0)
-    return backend::cpu;  // the wrap-around belongs to the CPU's full-traceback decoders
+  conv::decoder_options options;
+  options.decoder = parse_name<conv::decoder_kind>(d.decoder, "--decoder");
+  // The wrap-around's length does not matter here, only that one was asked for.
+  if (d.wrap_option && d.wrap_option->count() > 0) options.wrap_stages = 1;
   return from_options([&] {
     try {
-      return conv::decoder_backend(where, decoder);
+      return conv::choose_backend(options, where).where;
     } catch (const backend_unavailable&) {
       throw;
     } catch (const invalid_argument& e) {

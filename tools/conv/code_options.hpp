@@ -49,7 +49,7 @@ struct conv_decoder_cli_options {
 void add_decoder_options(CLI::App& cmd, conv_decoder_cli_options& o);
 
 // The backend a conv command runs on for --backend `backend_name` and the decoder options
-// (conv::decoder_backend): cpu; cuda, whose decoder is the CUDA tiled decoder; auto, cuda when a
+// (conv::choose_backend): cpu; cuda, whose decoder is the CUDA tiled decoder; auto, cuda when a
 // CUDA device is usable and the decoder can run there (--decoder auto or tiled, and no
 // --wrap-stages, which asks for a full-traceback decoder), else cpu. --backend cuda without CUDA
 // or a device is backend_unavailable (exit 1: the command line is valid, this machine cannot run

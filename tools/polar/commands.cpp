@@ -30,7 +30,7 @@ namespace {
 gpufec::backend decoder_backend(const std::string& backend_name,
                                 const polar::decoder_options& options) {
   return polar::choose_backend(options, parse_name<gpufec::backend>(backend_name, "--backend"))
-      .first;
+      .where;
 }
 
 // A frozen-set file given as --construct is an input no output may overwrite.

@@ -27,4 +27,16 @@ std::string to_string(backend b);
 // backend_unavailable saying which is missing (the one check: src/common/backend_registry.hpp).
 backend resolve_backend(backend requested);
 
+// Where a plan runs and, when it was asked for `automatic`, why (empty for a named backend). Every
+// family's choose_backend(options, requested) returns one: automatic is CUDA when a device is
+// usable and the request can run there, else the CPU.
+struct backend_choice {
+  backend where = backend::cpu;
+  std::string reason;
+};
+// `automatic` where the request could run on either: CUDA when a device is usable ("a CUDA
+// device"), else the CPU with what is missing ("no CUDA device", "built without CUDA"). A named
+// backend is returned as it is (cuda checked by the plan that needs it).
+backend_choice choose_device_backend(backend requested);
+
 }  // namespace gpufec

@@ -78,7 +78,16 @@ struct plan_summary {
   std::size_t scratch_bytes = 0;  // all threads together
   std::string kernel;             // fast: the SIMD target and layout; CUDA: the launch shape
   tile_shape tile;                // tiled only
+  // Asked for backend::automatic: why the plan runs where it does; empty when it was named.
+  std::string backend_reason;
 };
+
+// Where a plan for `options` runs when `where` is asked for: cpu stays cpu; cuda is cuda
+// (backend_unavailable without CUDA compiled or a device; the CUDA decoder is the tiled decoder,
+// so reference and fast are refused, invalid_argument naming the decoder); automatic is cuda when
+// a device is usable and the decoder is automatic or tiled without a wrap-around, else cpu, with
+// the reason.
+backend_choice choose_backend(const decoder_options& options, backend where);
 
 // The scale auto mode uses for a frame: 31.75 / mean |LLR| (1 when all are 0). Summed in the same
 // order on every SIMD target.
@@ -95,8 +104,8 @@ class decoder_plan {
  public:
   // Throws invalid_argument for a bad description (named field), max_batch = 0, threads < 0, a
   // fast decoder asked for where there is no SIMD target; backend_unavailable for backend::cuda
-  // without CUDA or a device. automatic resolves to cpu. On backend::cuda the decoder is the tiled
-  // decoder (decoder automatic or tiled; the CUDA kernel decides exactly as the CPU one).
+  // without CUDA or a device. backend::automatic: choose_backend. On CUDA the decoder is the
+  // tiled decoder (decoder automatic or tiled; the CUDA kernel decides exactly as the CPU one).
   decoder_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t frame_bits,
                termination term, const decoder_options& options = {}, backend where = backend::cpu,
                std::size_t max_batch = 1);

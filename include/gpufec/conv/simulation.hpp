@@ -12,7 +12,7 @@
 // chain and go to the GPU as host batches (float quantized per frame on the host). Either way
 // frame f sees the same bits and noise as on the CPU, so a CPU run with --decoder tiled and the
 // same tile reports the same counts. backend::automatic is cuda when a CUDA device is usable and
-// the decoder can run there (automatic or tiled), else cpu (decoder_backend).
+// the decoder can run there (automatic or tiled), else cpu (choose_backend, decoder.hpp).
 #pragma once
 
 #include <cstddef>
@@ -39,15 +39,8 @@ struct sim_setup {
   // at channel::int8_llr_scale(sigma) (|y| = 1 + 3 sigma maps to 127), or hard decisions.
   llr_kind llr = llr_kind::f32;
   decoder_options options;       // decoder, reference metric, llr_scale, wrap_stages (threads: 0)
-  backend where = backend::cpu;  // cpu, cuda or automatic (decoder_backend)
+  backend where = backend::cpu;  // cpu, cuda or automatic (choose_backend)
 };
-
-// Where a conv decoder with `decoder` runs when `where` is asked for: cpu stays cpu; cuda is cuda
-// (backend_unavailable without CUDA compiled or a device; the CUDA decoder is the tiled decoder,
-// so reference and fast are then refused, invalid_argument naming the decoder); automatic is cuda
-// when a device is usable and the decoder is automatic or tiled, else cpu (reference and fast run
-// on the CPU only).
-backend decoder_backend(backend where, decoder_kind decoder);
 
 // How the chain for a setup feeds a CUDA decoder: true when its LLRs are made on the GPU and
 // decoded in device memory (int8 LLRs), false when they come from host memory.
@@ -60,7 +53,7 @@ bool device_llrs(const sim_setup& s);
 void validate(const sim_setup& s);
 
 // The setup as the BPSK/AWGN chain takes it. Its decoders are decoder_plans on
-// decoder_backend(s.where, s.options.decoder), whichever chain asks for them.
+// choose_backend(s.options, s.where), whichever chain asks for them.
 sim::binary_code binary_code(const sim_setup& s);
 
 class sim_family final : public sim::family {

@@ -111,7 +111,7 @@ struct plan_summary {
 // Where backend::automatic runs a decoder: CUDA when a device is usable and the request can run
 // there (BP with path automatic; fp16 or a kernel choice need CUDA), else the CPU; the reason in
 // words. A named backend is returned as it is, with no reason.
-std::pair<backend, std::string> choose_backend(const decoder_options& options, backend where);
+backend_choice choose_backend(const decoder_options& options, backend where);
 
 namespace detail {
 class polar_engine;

@@ -126,7 +126,13 @@ struct plan_summary {
   std::size_t max_batch = 1;
   std::size_t chunk = 1;  // frames decoded at once: CUDA, per chunk of buffers; CPU, per thread set
   std::vector<std::string> kernel_shapes;  // CUDA: one line per kernel (block, grid, shared mem)
+  // Asked for backend::automatic: why the plan runs where it does; empty when it was named.
+  std::string backend_reason;
 };
+
+// Where backend::automatic runs a decoder of `code`: CUDA when a device is usable and the code is
+// binary (the CUDA decoder's alphabet), else the CPU, with the reason; a named backend as it is.
+backend_choice choose_backend(const tvb_code& code, const decoder_options& options, backend where);
 
 struct decode_output {
   std::size_t frames = 0;

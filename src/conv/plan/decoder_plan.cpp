@@ -34,6 +34,26 @@ void quantize_llrs(std::span<const float> llrs, double scale, std::span<std::int
   detail::quantize_llrs(llrs.data(), llrs.size(), static_cast<float>(scale), q.data());
 }
 
+backend_choice choose_backend(const decoder_options& options, backend where) {
+  const bool tiled =
+      options.decoder == decoder_kind::automatic || options.decoder == decoder_kind::tiled;
+  if (where == backend::cpu) return {backend::cpu, {}};
+  if (where == backend::cuda) {
+    (void)resolve_backend(backend::cuda);  // a machine that cannot run CUDA says so first
+    require(tiled, "decoder ", name_of(options.decoder),
+            " runs on the CPU only: the CUDA conv decoder is the tiled decoder (decoder auto or "
+            "tiled), or use backend cpu");
+    return {backend::cuda, {}};
+  }
+  if (!tiled) return {backend::cpu, cat("decoder ", name_of(options.decoder), " runs on the CPU")};
+  if (options.wrap_stages)
+    return {backend::cpu,
+            "a wrap-around (wrap_stages) belongs to the CPU's full-traceback decoders"};
+  backend_choice device = choose_device_backend(where);
+  if (device.where == backend::cuda) device.reason += ", and the tiled decoder runs there";
+  return device;
+}
+
 namespace detail {
 
 // A plan's engine: the CPU engine (cpu/engine.hpp) or the CUDA one, and the CUDA plan's staging of
@@ -71,11 +91,9 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   require(options.threads >= 0, "threads = ", options.threads, " must be 0 (all) or positive");
   require(options.llr_scale == 0 || (std::isfinite(options.llr_scale) && options.llr_scale > 0),
           "llr_scale = ", options.llr_scale, " must be 0 (per frame) or positive");
-  const bool on_cuda = where == backend::cuda;
-  require(!on_cuda || options.decoder == decoder_kind::automatic ||
-              options.decoder == decoder_kind::tiled,
-          "the CUDA conv decoder is the tiled decoder (decoder = ", name_of(options.decoder),
-          " runs on the CPU)");
+  const backend_choice choice = choose_backend(options, where);
+  const bool on_cuda = choice.where == backend::cuda;
+  summary_.backend_reason = choice.reason;
   const bool tiled = on_cuda || options.decoder == decoder_kind::tiled;
   require(tiled || options.tile == tile_shape{},
           "a tile shape applies to the tiled decoder only (decoder = ", name_of(options.decoder),
@@ -161,7 +179,9 @@ decoder_plan& decoder_plan::operator=(decoder_plan&&) noexcept = default;
 
 std::string decoder_plan::describe() const {
   const frame_shape& s = summary_.shape;
-  std::string out = cat("conv decoder plan (", gpufec::to_string(summary_.where), ")\n");
+  std::string out =
+      cat("conv decoder plan (", gpufec::to_string(summary_.where),
+          summary_.backend_reason.empty() ? "" : ", auto: " + summary_.backend_reason, ")\n");
   out += cat("  code: ", code_.to_string(), ", mother rate 1/", code_.beta());
   if (pattern_.punctures())
     out += cat(", punctured by ", pattern_.to_string(), " (period ", pattern_.period(),

@@ -80,22 +80,12 @@ std::string llr_rule(const sim_setup& s, decoder_kind decoder) {
 
 }  // namespace
 
-backend decoder_backend(backend where, decoder_kind decoder) {
-  const bool cuda_decoder = decoder == decoder_kind::automatic || decoder == decoder_kind::tiled;
-  if (where == backend::automatic && !cuda_decoder) return backend::cpu;
-  const backend resolved = resolve_backend(where);
-  require(resolved == backend::cpu || cuda_decoder, "decoder ", name_of(decoder),
-          " runs on the CPU only: the CUDA conv decoder is the tiled decoder (decoder auto or "
-          "tiled), or use backend cpu");
-  return resolved;
-}
-
 bool device_llrs(const sim_setup& s) {
   return s.llr == llr_kind::i8;
 }
 
 void validate(const sim_setup& s) {
-  const backend where = decoder_backend(s.where, s.options.decoder);
+  const backend where = choose_backend(s.options, s.where).where;
   (void)encoder(s.code, s.pattern, s.frame_bits, s.term);  // frame length, tail-biting start
   (void)resolve(s, where);
 }
@@ -112,7 +102,7 @@ sim::binary_code binary_code(const sim_setup& s) {
   };
   // The plan runs on the setup's backend whichever chain asks: the CPU chain hands a CUDA plan
   // host batches (float and hard input), the CUDA chain device batches (int8).
-  const backend where = decoder_backend(s.where, s.options.decoder);
+  const backend where = choose_backend(s.options, s.where).where;
   c.decoder = [s, where](backend, std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
     return std::make_unique<plan_decoder>(s, where, max_batch);
   };
@@ -120,7 +110,7 @@ sim::binary_code binary_code(const sim_setup& s) {
 }
 
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
-  where_ = decoder_backend(setup_.where, setup_.options.decoder);
+  where_ = choose_backend(setup_.options, setup_.where).where;
   (void)encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term);
   resolved_ = resolve(setup_, where_);
 }

@@ -99,21 +99,22 @@ void validate_cuda(const polar_code& code, const decoder_options& o) {
 
 }  // namespace
 
-std::pair<backend, std::string> choose_backend(const decoder_options& options, backend where) {
+backend_choice choose_backend(const decoder_options& options, backend where) {
   if (where != backend::automatic) return {where, {}};
   if (options.precision != message_precision::fp32 || options.kernel != cuda_kernel::automatic)
     return {backend::cuda, "fp16 messages and kernel choices are CUDA's"};
   if (options.decoder != decoder_kind::bp) return {backend::cpu, "SC runs on the CPU only"};
   if (options.path != implementation::automatic)
     return {backend::cpu, cat("implementation ", name_of(options.path), " is a CPU path")};
-  if (cuda_device_count() == 0) return {backend::cpu, "no usable CUDA device"};
-  return {backend::cuda, "a CUDA device, and BP runs there"};
+  backend_choice device = choose_device_backend(where);
+  if (device.where == backend::cuda) device.reason += ", and BP runs there";
+  return device;
 }
 
 void decoder_plan::check(const polar_code& code, const decoder_options& options,
                          backend requested) {
   validate(code, options, 1);
-  if (choose_backend(options, requested).first == backend::cuda) {
+  if (choose_backend(options, requested).where == backend::cuda) {
     require(options.decoder == decoder_kind::bp,
             "the CUDA polar decoder is BP (decoder = sc): plan SC on backend::cpu (--backend cpu)");
     require(options.path == implementation::automatic, "implementation ", name_of(options.path),

@@ -96,7 +96,7 @@ void check_simulation_options(const decoder_options& options) {
 sim::binary_code binary_code(const polar_code& code, const decoder_options& options,
                              gpufec::backend decoder_where) {
   check_simulation_options(options);
-  const gpufec::backend planned = choose_backend(options, decoder_where).first;
+  const gpufec::backend planned = choose_backend(options, decoder_where).where;
   // The plan's own checks, before any chain exists (no plan made: nothing allocated).
   decoder_plan::check(code, options, planned);
 
@@ -127,7 +127,7 @@ std::uint64_t frozen_set_fingerprint(const polar_code& code) {
 }
 
 sim_family::sim_family(polar_code code, const decoder_options& options, gpufec::backend where)
-    : code_(std::move(code)), options_(options), where_(choose_backend(options, where).first) {
+    : code_(std::move(code)), options_(options), where_(choose_backend(options, where).where) {
   binary_ = binary_code(code_, options_, where_);
 }
 

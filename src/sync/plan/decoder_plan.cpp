@@ -42,13 +42,22 @@ storage_mode plan_cpu_storage(const detail::geometry& g, const decoder_options& 
 
 }  // namespace
 
+backend_choice choose_backend(const tvb_code& code, const decoder_options&, backend where) {
+  if (where == backend::automatic && code.alphabet() != 2)
+    return {backend::cpu,
+            cat("the CUDA decoder is binary; the code's alphabet is ", code.alphabet())};
+  return choose_device_backend(where);
+}
+
 decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
                            const decoder_options& options, backend where, std::size_t max_batch)
     : code_(code), channel_(channel), options_(options) {
   channel_.validate();
   require(max_batch >= 1, "max_batch = ", max_batch, " must be at least 1");
   const detail::geometry g = detail::make_geometry(code_, channel_, options_);
-  summary_.where = resolve_backend(where);
+  const backend_choice choice = choose_backend(code_, options_, where);
+  summary_.where = resolve_backend(choice.where);
+  summary_.backend_reason = choice.reason;
   summary_.frame = g.frame;
   summary_.codeword = g.codeword;
   summary_.max_batch = max_batch;
@@ -170,13 +179,15 @@ std::string decoder_plan::describe() const {
   os << "sync MAP decoder: q=" << code_.q() << " n=" << code_.n() << " N=" << code_.N()
      << " tau=" << code_.tau() << " | Pi=" << channel_.Pi << " Pd=" << channel_.Pd
      << " Ps=" << channel_.Ps << " Pr=" << options_.Pr << "\n"
-     << "  backend " << to_string(s.where) << ", storage " << to_string(s.storage) << ", lattice "
-     << to_string(options_.lattice) << " (" << to_string(options_.lattice_real)
-     << "), alpha/beta double, frame end " << (options_.end_known ? "known" : "unknown")
-     << "\n  drift limits: frame [" << s.frame.lo << ", " << s.frame.hi
-     << "] M_tau=" << s.frame.size() << ", codeword [" << s.codeword.lo << ", " << s.codeword.hi
-     << "] M_n=" << s.codeword.size() << "\n  gamma per frame (global) " << s.gamma_bytes_per_frame
-     << " B, plan memory " << s.memory_bytes << " B for max batch " << s.max_batch << "\n";
+     << "  backend " << to_string(s.where)
+     << (s.backend_reason.empty() ? "" : " (auto: " + s.backend_reason + ")") << ", storage "
+     << to_string(s.storage) << ", lattice " << to_string(options_.lattice) << " ("
+     << to_string(options_.lattice_real) << "), alpha/beta double, frame end "
+     << (options_.end_known ? "known" : "unknown") << "\n  drift limits: frame [" << s.frame.lo
+     << ", " << s.frame.hi << "] M_tau=" << s.frame.size() << ", codeword [" << s.codeword.lo
+     << ", " << s.codeword.hi << "] M_n=" << s.codeword.size() << "\n  gamma per frame (global) "
+     << s.gamma_bytes_per_frame << " B, plan memory " << s.memory_bytes << " B for max batch "
+     << s.max_batch << "\n";
   for (const auto& k : s.kernel_shapes) os << "  kernel " << k << "\n";
   return os.str();
 }

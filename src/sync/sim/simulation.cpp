@@ -134,7 +134,8 @@ class cpu_chain final : public sim::chain {
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {}
 
 std::string sim_family::backend() const {
-  return to_string(resolve_backend(setup_.where));
+  return to_string(
+      resolve_backend(choose_backend(setup_.code, setup_.options, setup_.where).where));
 }
 
 sim::fields sim_family::parameters() const {
@@ -163,7 +164,9 @@ sim::fields sim_family::parameters() const {
           // What runs: the CPU keeps one index's gamma at a time, so compact runs as local there
           // (each point's plan details say what automatic chose).
           {"storage",
-           resolve_backend(setup_.where) == backend::cpu && o.storage == storage_mode::compact
+           resolve_backend(choose_backend(setup_.code, setup_.options, setup_.where).where) ==
+                       backend::cpu &&
+                   o.storage == storage_mode::compact
                ? to_string(storage_mode::local)
                : to_string(o.storage)},
           {"lattice", to_string(o.lattice)},
@@ -173,7 +176,8 @@ sim::fields sim_family::parameters() const {
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double point, std::uint64_t seed) const {
   const bsid_params ch = channel_at(setup_, point);
-  if (resolve_backend(setup_.where) == backend::cuda)
+  if (resolve_backend(choose_backend(setup_.code, setup_.options, setup_.where).where) ==
+      backend::cuda)
     return cuda_factory<detail::cuda_chain_entry>("the CUDA sync simulation")(setup_, ch, seed);
   return std::make_unique<cpu_chain>(setup_, ch, seed);
 }
