@@ -1,17 +1,14 @@
 #include "gpufec/sync/received_file.hpp"
 
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 #include <sstream>
 
-#include "gpufec/common/bits.hpp"
+#include "gpufec/common/bit_file.hpp"
 #include "gpufec/common/files.hpp"
 
 namespace gpufec::sync {
 namespace {
-
-constexpr char magic[8] = {'G', 'P', 'F', 'S', 'Y', 'N', 'C', '1'};
 
 batch<std::uint8_t> parse_text(std::string_view text, const std::string& path) {
   batch<std::uint8_t> frames;
@@ -34,29 +31,6 @@ batch<std::uint8_t> parse_text(std::string_view text, const std::string& path) {
   return frames;
 }
 
-batch<std::uint8_t> parse_packed(const std::string& bytes, const std::string& path) {
-  batch<std::uint8_t> frames;
-  std::size_t pos = sizeof magic;
-  while (pos < bytes.size()) {
-    require<format_error>(bytes.size() - pos >= 8, path, ": frame ", frames.frames(), " at byte ",
-                          pos, ": truncated length field");
-    std::uint64_t count = 0;
-    for (int b = 7; b >= 0; --b) count = (count << 8) | static_cast<unsigned char>(bytes[pos + b]);
-    pos += 8;
-    const std::uint64_t need = (count + 7) / 8;
-    require<format_error>(count > 0 && count < (std::uint64_t{1} << 40), path, ": frame ",
-                          frames.frames(), " declares ", count, " bits");
-    require<format_error>(bytes.size() - pos >= need, path, ": frame ", frames.frames(),
-                          " at byte ", pos, " is truncated: ", count, " bits need ", need,
-                          " bytes, ", bytes.size() - pos, " left");
-    const auto* data = reinterpret_cast<const std::uint8_t*>(bytes.data() + pos);
-    frames.push_back(unpack_bits(std::span<const std::uint8_t>(data, need), count));
-    pos += need;
-  }
-  require<format_error>(frames.frames() > 0, path, ": packed file holds no frames");
-  return frames;
-}
-
 }  // namespace
 
 received_format parse_received_format(std::string_view name) {
@@ -65,13 +39,15 @@ received_format parse_received_format(std::string_view name) {
 
 batch<std::uint8_t> read_received_file(const std::string& path, received_format format) {
   const std::string bytes = read_input(path);
-  const bool has_magic =
-      bytes.size() >= sizeof magic && std::memcmp(bytes.data(), magic, sizeof magic) == 0;
+  const bool has_magic = bytes.starts_with(framed_magic);
   if (format == received_format::automatic)
     format = has_magic ? received_format::packed : received_format::text;
   if (format == received_format::packed) {
+    // Sync's packed is the framed container; these two messages are its own.
     require<format_error>(has_magic, path, ": not a packed received file (missing GPFSYNC1 magic)");
-    return parse_packed(bytes, path);
+    require<format_error>(bytes.size() > framed_magic.size(), path,
+                          ": packed file holds no frames");
+    return parse_bit_frames(bytes, path, bit_format::framed);
   }
   return parse_text(as_text(bytes, path, "a packed file starts with GPFSYNC1"), path);
 }
@@ -84,22 +60,8 @@ void write_received_file(const std::string& path, const batch<std::uint8_t>& fra
 }
 
 std::string received_file_bytes(const batch<std::uint8_t>& frames, received_format format) {
-  std::string bytes;
-  if (format == received_format::packed) {
-    bytes.assign(magic, sizeof magic);
-    for (std::size_t f = 0; f < frames.frames(); ++f) {
-      const std::uint64_t count = frames.length(f);
-      for (int b = 0; b < 8; ++b) bytes += static_cast<char>((count >> (8 * b)) & 0xff);
-      const auto packed = pack_bits(frames.frame(f));
-      bytes.append(reinterpret_cast<const char*>(packed.data()), packed.size());
-    }
-  } else {
-    for (std::size_t f = 0; f < frames.frames(); ++f) {
-      for (std::uint8_t v : frames.frame(f)) bytes += static_cast<char>('0' + v);
-      bytes += '\n';
-    }
-  }
-  return bytes;
+  return bit_frames_bytes(
+      frames.view(), format == received_format::packed ? bit_format::framed : bit_format::text);
 }
 
 app_format parse_app_format(std::string_view name) {
