@@ -1,5 +1,5 @@
-// `gpufec channel bsid|awgn|bsc`. Frames in are lines of '0'/'1' (or the packed GPFSYNC1 format,
-// docs/formats.md); frame f (counted from 0 in the file) draws its channel events from
+// `gpufec channel bsid|awgn|bsc`. Frames in are files of bits (text, packed with --frame-bits, or
+// framed: docs/formats.md); frame f (counted from 0 in the file) draws its channel events from
 // philox_stream(seed, rng_channel, f), exactly as the simulators do, so a frame sent here and in a
 // simulation with the same seed and index meets the same channel.
 #include <cstdio>
@@ -7,12 +7,12 @@
 #include <memory>
 #include <string>
 
+#include "bit_options.hpp"
 #include "channel_commands.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/channel/bsc.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/sync/bsid_channel.hpp"
-#include "gpufec/sync/received_file.hpp"
 
 namespace gpufec::cli {
 namespace {
@@ -20,22 +20,19 @@ namespace {
 struct frames_io {
   std::string input, output;
   std::string input_format = "auto", output_format = "text";
-  std::uint64_t seed = 0;
+  std::uint64_t seed = 0, frame_bits = 0;
 };
 
 void add_io(CLI::App& cmd, frames_io& o, bool bits_out) {
-  cmd.add_option("--input,-i", o.input,
-                 "frames: lines of 0/1, or packed (docs/formats.md); - stdin")
-      ->required();
+  cmd.add_option("--input,-i", o.input, "frames of bits (docs/formats.md); - stdin")->required();
   cmd.add_option("--output,-o", o.output, "where to write the channel's output; - stdout")
       ->required();
-  cmd.add_option("--input-format", o.input_format, "auto, text or packed")
-      ->check(CLI::IsMember(names_of<sync::received_format>()))
-      ->capture_default_str();
-  if (bits_out)
-    cmd.add_option("--output-format", o.output_format, "text or packed")
-        ->check(CLI::IsMember({"text", "packed"}))
-        ->capture_default_str();
+  add_bit_input_format(cmd, o.input_format);
+  cmd.add_option("--frame-bits", o.frame_bits,
+                 "bits per frame: needed for a packed input (it has no frame boundaries); text "
+                 "and framed inputs are then checked to hold frames of this length")
+      ->check(unsigned_integer() & in_range(1, 1e12));
+  if (bits_out) add_bit_output_format(cmd, o.output_format);
   cmd.add_option("--seed", o.seed, "seed of the channel's draws (frame f: stream (seed, f))")
       ->check(unsigned_integer())
       ->capture_default_str();
@@ -43,7 +40,15 @@ void add_io(CLI::App& cmd, frames_io& o, bool bits_out) {
 
 batch<std::uint8_t> read_frames(const frames_io& o) {
   distinct_paths({{"--input", o.input}}, {{"--output", o.output}});
-  return sync::read_received_file(o.input, sync::parse_received_format(o.input_format));
+  const auto format = parse_name<bit_format>(o.input_format, "--input-format");
+  if (format == bit_format::packed && o.frame_bits == 0)
+    throw usage_error(
+        "--input-format packed needs --frame-bits: packed bits hold no frame boundaries");
+  return read_bit_frames(o.input, format, o.frame_bits);
+}
+
+bit_format output_format(const frames_io& o) {
+  return parse_name<bit_format>(o.output_format, "--output-format");
 }
 
 struct bsid_options {
@@ -61,6 +66,8 @@ action channel_bsid(CLI::App& cmd) {
       ->capture_default_str();
   return [o] {
     const sync::bsid_params ch{o->pi, o->pd, o->ps};
+    require_framing(output_format(o->io), "--output-format",
+                    "the frames the BSID channel gives (insertions and deletions)");
     from_options([&] {
       try {
         ch.validate();
@@ -76,7 +83,7 @@ action channel_bsid(CLI::App& cmd) {
       const std::vector<std::uint8_t> x(in.frame(f).begin(), in.frame(f).end());
       out.push_back(sync::bsid_transmit(ch, x, events));
     }
-    sync::write_received_file(o->io.output, out, sync::parse_received_format(o->io.output_format));
+    write_bit_frames(o->io.output, out.view(), output_format(o->io));
     std::cerr << "gpufec: sent " << in.frames() << " frames through the BSID channel\n";
     return 0;
   };
@@ -97,7 +104,7 @@ action channel_bsc(CLI::App& cmd) {
     batch<std::uint8_t> out;
     for (std::size_t f = 0; f < in.frames(); ++f)
       ch.transmit(o->io.seed, f, in.frame(f), out.append(in.length(f)));
-    sync::write_received_file(o->io.output, out, sync::parse_received_format(o->io.output_format));
+    write_bit_frames(o->io.output, out.view(), output_format(o->io));
     std::cerr << "gpufec: sent " << in.frames() << " frames through the BSC\n";
     return 0;
   };

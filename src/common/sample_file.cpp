@@ -16,10 +16,6 @@ sample_format parse_sample_format(std::string_view name) {
   return parse_name<sample_format>(name, "sample format");
 }
 
-bits_format parse_bits_format(std::string_view name) {
-  return parse_name<bits_format>(name, "bits format");
-}
-
 namespace {
 
 constexpr std::size_t kChunkBytes = std::size_t{1} << 16;
@@ -269,41 +265,6 @@ sample_frames read_sample_frames(const std::string& path, sample_format format) 
     ++out.lengths.back();
   }
   return out;
-}
-
-void write_bit_frames(const std::string& path, std::span<const std::uint8_t> bits,
-                      std::span<const std::size_t> lengths, bits_format format) {
-  if (format == bits_format::packed) return write_bits(path, bits, format);
-  output_file out(path);
-  std::string text;
-  text.reserve(bits.size() + lengths.size());
-  std::size_t at = 0;
-  for (const std::size_t n : lengths) {
-    for (std::size_t i = 0; i < n; ++i) text += bits[at + i] ? '1' : '0';
-    text += '\n';
-    at += n;
-  }
-  out.write(text);
-  out.commit();
-}
-
-void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
-                std::size_t per_line) {
-  output_file out(path);
-  if (format == bits_format::packed) {
-    const std::vector<std::uint8_t> packed = pack_bits(bits);
-    out.write(std::string_view(reinterpret_cast<const char*>(packed.data()), packed.size()));
-  } else {
-    std::string text;
-    text.reserve(bits.size() + bits.size() / (per_line ? per_line : bits.size() + 1) + 1);
-    for (std::size_t i = 0; i < bits.size(); ++i) {
-      text += bits[i] ? '1' : '0';
-      if (per_line && (i + 1) % per_line == 0) text += '\n';
-    }
-    if (text.empty() || text.back() != '\n') text += '\n';
-    out.write(text);
-  }
-  out.commit();
 }
 
 }  // namespace gpufec

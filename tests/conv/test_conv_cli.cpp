@@ -8,6 +8,7 @@
 #include "conv/cli_test_util.hpp"
 #include "conv/conv_test_util.hpp"
 #include "gpufec/channel/awgn.hpp"
+#include "gpufec/common/bit_file.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/stream.hpp"
 
@@ -170,6 +171,62 @@ TEST_F(ConvCliTest, EncodeThenDecodeNoiseFreeReturnsTheBits) {
         unpacked += (static_cast<unsigned char>(packed[k / 8]) >> (7 - k % 8)) & 1 ? '1' : '0';
       EXPECT_EQ(unpacked, want);
     }
+}
+
+// Hard decisions through a BSC decode as the library's decode_hard decides them, read from every
+// bit format (packed with the last byte's padding: 5 frames of 140 coded bits); framed output
+// gives one frame per decoded frame.
+TEST_F(ConvCliTest, HardBitsInEveryFormatDecodeAsTheLibrary) {
+  const std::size_t N = 64, frames = 5, n = 2 * (N + 6);
+  std::string text;
+  for (const std::uint8_t b : random_bits(5, 0, N * frames)) text += b ? '1' : '0';
+  write_text(path("info.txt"), text + "\n");
+  const std::string opts = " --K 7 --polys 171,133 --rate 1/2 --term zero --frame-bits 64";
+  auto r = run_cli("encode conv" + opts + " -i " + path("info.txt") + " -o " + path("coded.txt"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_cli("channel bsc --p 0.04 --seed 9 -i " + path("coded.txt") + " -o " + path("noisy.txt"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto noisy = read_bit_frames(path("noisy.txt"), bit_format::text, n);
+  ASSERT_EQ(noisy.frames(), frames);
+  decoder_plan plan(conv_code(7, {0171, 0133}), puncture_pattern::none(2), N,
+                    termination::zero_tail, {}, backend::cpu, frames);
+  std::vector<std::uint8_t> want(frames * N);
+  plan.decode_hard(batch_view<std::uint8_t>::uniform(noisy.data().data(), frames, n),
+                   batch_span<std::uint8_t>::uniform(want.data(), frames, N));
+  // The channel flipped bits, and the decoder undid most of them.
+  EXPECT_NE(noisy.data(), read_bit_frames(path("coded.txt"), bit_format::text, n).data());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) wrong += (text[i] == '1') != (want[i] == 1);
+  EXPECT_LT(wrong, text.size() / 20);
+  for (const bit_format format : {bit_format::text, bit_format::packed, bit_format::framed}) {
+    SCOPED_TRACE(name_of(format));
+    write_bit_frames(path("noisy.bin"), noisy.view(), format);
+    r = run_cli("decode conv --backend cpu" + opts + " --input-kind hard --input-format " +
+                std::string(name_of(format)) + " -i " + path("noisy.bin") + " -o " +
+                path("dec.txt"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(bits_of_text(read_all(path("dec.txt"))), bits_string(want));
+  }
+  r = run_cli("decode conv --backend cpu" + opts + " --input-kind hard -i " + path("noisy.txt") +
+              " --output-format framed -o " + path("dec.gpf"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto decided = read_bit_frames(path("dec.gpf"), bit_format::framed, N);
+  EXPECT_EQ(decided.frames(), frames);
+  EXPECT_EQ(decided.data(), want);
+  // What does not fit together is a bad command line (exit 2), named.
+  for (const auto& [args, named] : std::vector<std::pair<std::string, std::string>>{
+           {" --input-kind hard --llr-sign positive-is-1", "--llr-sign"},
+           {" --input-kind hard --input-format f32", "is for LLRs"},
+           {" --input-format framed", "is for hard bits"}}) {
+    r = run_cli("decode conv --backend cpu" + opts + args + " -i " + path("noisy.txt") + " -o " +
+                path("x.txt"));
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(named), std::string::npos) << args << "\n" << r.output;
+  }
+  r = run_cli("decode conv --backend cpu --term stream --output-format framed -i " +
+              path("noisy.txt") + " -o " + path("x.txt"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("a stream (--term stream) has none"), std::string::npos) << r.output;
 }
 
 TEST_F(ConvCliTest, ChannelAwgnInThePipelineDecodesExactlyAtHighSnr) {

@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "cli/cli_util.hpp"
+#include "gpufec/common/bit_file.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/random.hpp"
 #include "gpufec/polar/decoder.hpp"
 #include "gpufec/polar/encoder.hpp"
-#include "gpufec/sync/received_file.hpp"
 
 namespace gpufec::polar {
 namespace {
@@ -162,8 +162,8 @@ TEST_F(PolarCli, EncodeThenDecodeNoiseFreeReturnsTheBits) {
     // The codewords are the library's.
     const polar_code lib(N, K, construction_spec::parse("bhatt:1"),
                          systematic ? encoding::systematic : encoding::non_systematic);
-    const auto info = sync::read_received_file(path("info.txt"), sync::received_format::text);
-    const auto x = sync::read_received_file(path("x.txt"), sync::received_format::text);
+    const auto info = read_bit_frames(path("info.txt"), bit_format::text);
+    const auto x = read_bit_frames(path("x.txt"), bit_format::text);
     ASSERT_EQ(x.frames(), frames);
     for (std::size_t f = 0; f < frames; ++f) {
       std::vector<std::uint8_t> want(N);
@@ -179,22 +179,58 @@ TEST_F(PolarCli, EncodeThenDecodeNoiseFreeReturnsTheBits) {
       EXPECT_EQ(read_all(path("out.txt")), words) << decoder << " systematic " << systematic;
     }
   }
-  // Packed frames in and out, raw float32 LLRs.
-  auto r = run_cli("encode polar --N 64 --K 40 -i " + path("info.txt") +
-                   " --output-format packed -o " + path("x.bin"));
+  // Packed bits (raw, MSB first) and framed files out, raw float32 LLRs in.
+  const auto info = read_bit_frames(path("info.txt"), bit_format::text);
+  for (const std::string format : {"packed", "framed"}) {
+    SCOPED_TRACE(format);
+    const bit_format f = parse_name<bit_format>(format, "format");
+    auto r = run_cli("encode polar --N 64 --K 40 -i " + path("info.txt") + " --output-format " +
+                     format + " -o " + path("x.bin"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    if (f == bit_format::packed) {
+      EXPECT_EQ(read_all(path("x.bin")).size(), frames * 64 / 8);  // no header, no padding
+    }
+    const auto x = read_bit_frames(path("x.bin"), f, 64);
+    ASSERT_EQ(x.frames(), frames);
+    std::vector<float> llr;
+    for (const std::uint8_t b : x.data()) llr.push_back(b ? -3.5f : 3.5f);
+    std::ofstream(path("llr.f32"), std::ios::binary)
+        .write(reinterpret_cast<const char*>(llr.data()),
+               static_cast<std::streamsize>(llr.size() * sizeof(float)));
+    r = run_cli("decode polar --N 64 --K 40 --decoder bp -i " + path("llr.f32") +
+                " --input-format f32 --output-format " + format + " -o " + path("out.bin"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(read_bit_frames(path("out.bin"), f, 40).data(), info.data());
+    // The same codewords as hard decisions, in the same file: the min-sum decoders need no --p.
+    for (const std::string decoder :
+         {"--decoder sc --sc-update minsum", "--decoder bp --bp-update minsum --iters 30"}) {
+      r = run_cli("decode polar --N 64 --K 40 " + decoder + " --input-kind hard --input-format " +
+                  format + " -i " + path("x.bin") + " -o " + path("hard.txt"));
+      ASSERT_EQ(r.status, 0) << decoder << "\n" << r.output;
+      EXPECT_EQ(read_all(path("hard.txt")), words) << decoder;
+    }
+  }
+  // Hard input to the exact rules needs the channel's crossover for the LLRs' magnitude.
+  auto expect_usage = [](const std::string& args, const std::string& named) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, named)) << args << "\n" << r.output;
+  };
+  expect_usage("decode polar --N 64 --K 40 --decoder sc --input-kind hard -i " + path("x.txt") +
+                   " -o " + path("hard.txt"),
+               "--p");
+  auto r = run_cli("decode polar --N 64 --K 40 --decoder sc --input-kind hard --p 0.01 -i " +
+                   path("x.bin") + " -o " + path("hard.txt"));  // framed, found by auto
   ASSERT_EQ(r.status, 0) << r.output;
-  const auto x = sync::read_received_file(path("x.bin"), sync::received_format::packed);
-  std::vector<float> llr;
-  for (const std::uint8_t b : x.data()) llr.push_back(b ? -3.5f : 3.5f);
-  std::ofstream(path("llr.f32"), std::ios::binary)
-      .write(reinterpret_cast<const char*>(llr.data()),
-             static_cast<std::streamsize>(llr.size() * sizeof(float)));
-  r = run_cli("decode polar --N 64 --K 40 --decoder bp -i " + path("llr.f32") +
-              " --input-format f32 --output-format packed -o " + path("out.bin"));
-  ASSERT_EQ(r.status, 0) << r.output;
-  const auto decoded = sync::read_received_file(path("out.bin"), sync::received_format::packed);
-  const auto info = sync::read_received_file(path("info.txt"), sync::received_format::text);
-  EXPECT_EQ(decoded.data(), info.data());
+  EXPECT_EQ(read_all(path("hard.txt")), words);
+  expect_usage("decode polar --N 64 --K 40 --input-kind hard --input-format f32 -i " +
+                   path("x.txt") + " -o " + path("hard.txt"),
+               "is for LLRs");
+  expect_usage("decode polar --N 64 --K 40 --input-format packed -i " + path("x.txt") + " -o " +
+                   path("hard.txt"),
+               "is for hard bits");
+  expect_usage("decode polar --N 64 --K 40 --p 0.1 -i " + path("x.txt") + " -o " + path("hard.txt"),
+               "--p applies to hard input");
 }
 
 TEST_F(PolarCli, EncodeChannelDecodeThroughPipes) {
@@ -334,7 +370,9 @@ TEST_F(PolarCli, BadLlrFilesExitOneNamingThePlaceAndLeaveNoOutput) {
   std::ofstream(path("bits.txt")) << "0101\n011\n";
   auto r = run_cli("encode polar --N 8 --K 4 -i " + path("bits.txt") + " -o " + path("out.txt"));
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(contains(r.output, "frame 1 has 3 bits, the code has K = 4")) << r.output;
+  EXPECT_TRUE(
+      contains(r.output, "bits.txt:2: line holds 3 bits, not a whole number of frames of 4"))
+      << r.output;
   std::ofstream(path("bits.txt")) << "0101\n0121\n";
   r = run_cli("encode polar --N 8 --K 4 -i " + path("bits.txt") + " -o " + path("out.txt"));
   EXPECT_EQ(r.status, 1) << r.output;

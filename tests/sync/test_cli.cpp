@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "cli/cli_util.hpp"
+#include "gpufec/common/bit_file.hpp"
 #include "gpufec/sync/decoder.hpp"
-#include "gpufec/sync/received_file.hpp"
 #include "sync/test_util.hpp"
 
 namespace gpufec::sync {
@@ -30,9 +30,9 @@ TEST_F(SyncCli, DecodeMatchesLibraryInEveryFormat) {
   decode_output expect;
   plan.decode(data.received.view(), expect);
 
-  for (const char* format : {"text", "packed"}) {
-    const std::string rx = path(std::string("rx.") + format);
-    write_received_file(rx, data.received, parse_received_format(format));
+  for (const bit_format format : {bit_format::text, bit_format::framed}) {
+    const std::string rx = path(cat("rx.", name_of(format)));
+    write_bit_frames(rx, data.received.view(), format);
     const auto r = run_cli(std::string("decode sync --backend cpu -i ") + rx + " " + code_args +
                            " --decisions " + path("dec.txt") + " --app " + path("app.csv") +
                            " --app-format csv --drift " + path("drift.csv"));
@@ -42,7 +42,7 @@ TEST_F(SyncCli, DecodeMatchesLibraryInEveryFormat) {
       for (int i = 0; i < 12; ++i) want << (i ? " " : "") << expect.frame_decisions(f)[i];
       want << "\n";
     }
-    EXPECT_EQ(read_all(path("dec.txt")), want.str()) << format;
+    EXPECT_EQ(read_all(path("dec.txt")), want.str()) << name_of(format);
     // The CSV holds every APP to 17 significant digits: the exact doubles.
     std::ifstream csv(path("app.csv"));
     std::string line;
@@ -92,7 +92,11 @@ TEST_F(SyncCli, BadFilesAndOptionsGiveClearErrors) {
   std::ofstream(path("empty.txt")) << "# nothing\n";
   r = run_cli("decode sync -i " + path("empty.txt") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.output.find("no frames"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no bits in the file"), std::string::npos) << r.output;
+  // Packed bits hold no frame boundaries, and received frames differ in length: refused.
+  r = run_cli("decode sync -i " + path("bad.txt") + " --input-format packed " + code_args + writes);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("differ in length"), std::string::npos) << r.output;
   r = run_cli("decode sync -i " + path("missing.txt") + " " + code_args + writes);
   EXPECT_EQ(r.status, 1);
   // The channel is a required part of the command line (exit 2, naming the option).

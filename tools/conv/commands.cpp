@@ -1,19 +1,19 @@
 // `simulate conv` and `encode conv`, and the conv family's entry in the CLI table; `decode conv` is
 // in decode_command.cpp, `bench conv` in bench_command.cpp, the code options in code_options.*.
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bit_options.hpp"
 #include "conv/code_options.hpp"
 #include "family_registry.hpp"
-#include "gpufec/common/bits.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/common/sample_file.hpp"
 #include "gpufec/conv/encoder.hpp"
 #include "gpufec/conv/simulation.hpp"
-#include "gpufec/sync/received_file.hpp"
 
 namespace gpufec::cli {
 
@@ -65,60 +65,57 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
   };
 }
 
-// Bits from a file: text '0'/'1' (spaces, tabs and line ends ignored: lines do not delimit
-// frames; '#' starts a comment), or packed (8 bits per byte, MSB first, as decode writes them).
-std::vector<std::uint8_t> read_bit_stream(const std::string& input, bits_format format) {
-  const std::string bytes = read_input(input);
-  const std::string path = input == "-" ? "standard input" : input;  // for messages
-  require<format_error>(!bytes.empty(), path, ": empty file (no bits)");
-  if (format == bits_format::packed) {
-    const std::span<const std::uint8_t> packed(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                               bytes.size());
-    return unpack_bits(packed, 8 * bytes.size());
+// Information bits to encode, as conv reads every input: a stream of values that runs on across
+// lines (text), cut into frames of `frame_bits`, or one frame of every bit without it. A framed
+// file gives its own frames (each of frame_bits when given, all of one length); a packed one
+// needs frame_bits (it holds no frame boundaries; the last byte's padding is dropped).
+batch<std::uint8_t> read_information_bits(const std::string& path, bit_format format,
+                                          std::size_t frame_bits) {
+  const std::string name = path == "-" ? "standard input" : path;
+  const std::string bytes = read_input(path);
+  if (format == bit_format::automatic)
+    format = bytes.starts_with(framed_magic) ? bit_format::framed : bit_format::text;
+  if (format == bit_format::packed && !frame_bits)
+    throw usage_error(
+        "--input-format packed needs --frame-bits: packed bits hold no frame boundaries");
+  if (format != bit_format::text) {
+    batch<std::uint8_t> frames = parse_bit_frames(bytes, name, format, frame_bits);
+    for (std::size_t f = 1; f < frames.frames(); ++f)
+      require<format_error>(frames.length(f) == frames.length(0), name, ": frame ", f, " holds ",
+                            frames.length(f), " bits, frame 0 ", frames.length(0),
+                            " (every frame is encoded alike)");
+    return frames;
   }
-  const std::string_view text = as_text(bytes, path, "for packed bits give --input-format packed");
-  std::vector<std::uint8_t> bits;
-  std::size_t line = 1;
-  for (std::size_t k = 0; k < text.size(); ++k) {
-    const char c = text[k];
-    if (c == '0' || c == '1') {
-      bits.push_back(static_cast<std::uint8_t>(c - '0'));
-    } else if (c == '#') {
-      while (k + 1 < text.size() && text[k + 1] != '\n') ++k;
-    } else if (c == '\n') {
-      ++line;
-    } else {
-      require<format_error>(c == ' ' || c == '\t' || c == '\r', path, ":", line,
-                            ": unexpected character '", c, "' (bits are 0 and 1)");
-    }
-  }
-  require<format_error>(!bits.empty(), path, ": no bits in the file");
-  return bits;
+  const batch<std::uint8_t> lines = parse_bit_frames(bytes, name, bit_format::text);
+  const std::vector<std::uint8_t>& bits = lines.data();
+  const std::size_t N = frame_bits ? frame_bits : bits.size();
+  require<format_error>(bits.size() % N == 0, name, ": ", bits.size(),
+                        " bits is not a whole number of frames of --frame-bits ", N, " (",
+                        bits.size() / N, " frames and ", bits.size() % N, " bits)");
+  batch<std::uint8_t> frames(bits.size() / N, N);
+  std::copy(bits.begin(), bits.end(), frames.data().begin());
+  return frames;
 }
 
 struct conv_encode_options {
   conv_code_options code;
-  std::string input, output, input_format = "text", output_format = "text";
+  std::string input, output, input_format = "auto", output_format = "text";
   std::uint64_t frame_bits = 0;
 };
 
 action encode_conv(CLI::App& cmd, const encode_options& common) {
   auto o = std::make_shared<conv_encode_options>();
   cmd.add_option("--input,-i", o->input,
-                 "information bits: text 0/1 (line ends ignored) or packed; - reads stdin")
+                 "information bits (docs/formats.md): text runs on across lines, cut into frames "
+                 "of --frame-bits (one frame without it); framed files give their frames; packed "
+                 "needs --frame-bits; - reads stdin")
       ->required();
   cmd.add_option("--output,-o", o->output,
-                 "coded bits, one frame per line (text) or a packed frames file "
-                 "(docs/formats.md), as gpufec channel reads them; - writes stdout")
+                 "coded bits, a frame per encoded frame, as gpufec channel reads them; - writes "
+                 "stdout")
       ->required();
-  cmd.add_option("--input-format", o->input_format,
-                 "text ('0'/'1') or packed (8 bits per byte, MSB first; with --frame-bits, "
-                 "trailing zero bits short of a byte are padding)")
-      ->check(CLI::IsMember(names_of<bits_format>()))
-      ->capture_default_str();
-  cmd.add_option("--output-format", o->output_format, "text or packed")
-      ->check(CLI::IsMember(names_of<sync::received_format>()))
-      ->capture_default_str();
+  add_bit_input_format(cmd, o->input_format);
+  add_bit_output_format(cmd, o->output_format);
   add_code_options(cmd, o->code, frame_terms);
   cmd.add_option("--frame-bits", o->frame_bits,
                  "information bits per frame (0: the whole input is one frame)")
@@ -132,26 +129,21 @@ action encode_conv(CLI::App& cmd, const encode_options& common) {
     const auto term = parse_name<conv::termination>(o->code.term, "--term");
     if (o->frame_bits)  // a frame length the code cannot take is a bad command line
       (void)from_options([&] { return conv::encoder(code, pattern, o->frame_bits, term); });
-    const auto format = parse_bits_format(o->input_format);
-    std::vector<std::uint8_t> bits = read_bit_stream(o->input, format);
-    std::size_t N = o->frame_bits ? o->frame_bits : bits.size();
-    if (format == bits_format::packed) {
-      // The packing pads the last byte: bits past the last whole frame, fewer than 8 and all 0.
-      const std::size_t whole = bits.size() / N * N;
-      bool padding = bits.size() - whole < 8 && whole > 0;
-      for (std::size_t k = whole; k < bits.size() && padding; ++k) padding = bits[k] == 0;
-      if (padding) bits.resize(whole);
-    }
-    require<format_error>(bits.size() % N == 0, o->input == "-" ? "standard input" : o->input, ": ",
-                          bits.size(), " bits is not a whole number of frames of --frame-bits ", N,
-                          " (", bits.size() / N, " frames and ", bits.size() % N, " bits)");
+    const batch<std::uint8_t> frames_in = read_information_bits(
+        o->input, parse_name<bit_format>(o->input_format, "--input-format"), o->frame_bits);
+    const std::size_t N = frames_in.length(0);
+    if (!o->frame_bits)  // the length the file gives must suit the code as --frame-bits would
+      (void)from_options([&] { return conv::encoder(code, pattern, N, term); });
+
     const conv::encoder enc(code, pattern, N, term);
+    const std::vector<std::uint8_t>& bits = frames_in.data();
     const std::size_t frames = bits.size() / N, n = enc.shape().coded_bits;
     batch<std::uint8_t> coded;
     for (std::size_t f = 0; f < frames; ++f) coded.append(n);
     enc.encode(batch_view<std::uint8_t>::uniform(bits.data(), frames, N),
                batch_span<std::uint8_t>::uniform(coded.data().data(), frames, n));
-    sync::write_received_file(o->output, coded, sync::parse_received_format(o->output_format));
+    write_bit_frames(o->output, coded.view(),
+                     parse_name<bit_format>(o->output_format, "--output-format"));
     std::cerr << "gpufec: encoded " << frames << " frames of " << N << " bits into " << n
               << " coded bits each (" << code.to_string() << ", pattern " << pattern.to_string()
               << ", " << name_of(term) << ")\n";
@@ -171,6 +163,7 @@ Examples:
   gpufec decode conv --frame-bits 100 --rate 3/4 -i llr.txt -o decided.txt
   gpufec decode conv --frame-bits 8192 --backend cuda --input-format i8 -i llr.i8 -o bits.bin
   gpufec decode conv --term stream --input-format f32 -i capture.f32 -o bits.bin --output-format packed
+  gpufec decode conv --frame-bits 1000 --input-kind hard -i received.txt -o bits.txt
   gpufec bench conv --K 7 --rates 1/2 --json bench.json
   gpufec bench conv --backend cuda --K 7 --rates 1/2 3/4 --json bench.json
 LLRs: positive means bit 0 (L = 2y/sigma^2); --llr-sign positive-is-1 takes the other convention.

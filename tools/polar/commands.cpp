@@ -1,21 +1,23 @@
 // `simulate polar`, `decode polar`, `encode polar`, `info polar` (and `bench polar`,
 // bench_command.cpp): polar codes over BPSK/AWGN with the SC and BP decoders on the CPU, and BP on
-// CUDA. The code
-// and decoder options are in code_options.*; docs/polar.md ("Command line") describes them all.
+// CUDA. The code and decoder options are in code_options.*; docs/polar.md ("Command line")
+// describes them all.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bit_options.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/common/sample_file.hpp"
 #include "gpufec/polar/encoder.hpp"
 #include "gpufec/polar/simulation.hpp"
-#include "gpufec/sync/received_file.hpp"
 #include "polar/code_options.hpp"
 
 namespace gpufec::cli {
@@ -91,21 +93,52 @@ action simulate_polar(CLI::App& cmd, const simulate_options& common) {
 struct polar_decode_options {
   polar_code_options code;
   polar_decoder_options decoder;
-  std::string input, output, input_format = "auto", output_kind = "hard", output_format = "text";
+  std::string input, output, input_kind = "llr", input_format = "auto", output_kind = "hard",
+                             output_format = "text";
+  std::optional<double> p;  // hard input: the BSC crossover its LLR magnitude comes from
   std::size_t batch = 1024;
 };
 
-// Output formats by kind: hard bits as frames of 0/1 (text lines, or packed GPFSYNC1 frames:
-// docs/formats.md), LLRs as text lines or raw float32.
+// Output formats by kind: hard bits as a file of bits (text, packed or framed: docs/formats.md),
+// LLRs as text lines or raw float32.
 void check_output_format(const polar_decode_options& o) {
   const bool hard = o.output_kind == "hard";
   if (hard && o.output_format == "f32")
     throw usage_error(
         "--output-format f32 is for LLR outputs (--output-kind info-llr or "
-        "codeword-llr); hard bits are text or packed");
-  if (!hard && o.output_format == "packed")
-    throw usage_error(cat("--output-format packed is for hard bits; --output-kind ", o.output_kind,
-                          " writes text or f32"));
+        "codeword-llr); hard bits are text, packed or framed");
+  if (!hard && (o.output_format == "packed" || o.output_format == "framed"))
+    throw usage_error(cat("--output-format ", o.output_format, " is for hard bits; --output-kind ",
+                          o.output_kind, " writes text or f32"));
+}
+
+// The channel LLRs of the input, frames of N: LLRs as they are, or hard bits b as (1 - 2b) L with
+// L = ln((1 - p) / p), the LLR of a BSC of crossover p (1 when no p is given: the min-sum rules
+// decide alike for every L > 0).
+std::vector<float> read_channel_llrs(const polar_decode_options& o, const polar::polar_code& code,
+                                     const polar::decoder_options& options) {
+  const std::size_t N = code.N();
+  if (o.input_kind == "llr") {
+    std::vector<float> llr =
+        read_samples(o.input, parse_name<sample_format>(o.input_format, "--input-format"));
+    require<format_error>(llr.size() % N == 0, o.input, ": ", llr.size(),
+                          " LLRs are not whole frames of N = ", N, " (", llr.size() / N,
+                          " whole frame", llr.size() / N == 1 ? "" : "s", " and ", llr.size() % N,
+                          " LLRs left over)");
+    return llr;
+  }
+  const bool scale_free = options.update == polar::update_rule::min_sum ||
+                          options.update == polar::update_rule::scaled_min_sum;
+  if (!o.p && !scale_free)
+    throw usage_error(cat("--input-kind hard with update rule ", name_of(options.update),
+                          " needs --p, the crossover probability the hard bits' LLR magnitude "
+                          "comes from (the min-sum rules need none)"));
+  const float L = o.p ? static_cast<float>(std::log((1.0 - *o.p) / *o.p)) : 1.0f;
+  const batch<std::uint8_t> bits =
+      read_bit_frames(o.input, parse_name<bit_format>(o.input_format, "--input-format"), N);
+  std::vector<float> llr(bits.data().size());
+  for (std::size_t i = 0; i < llr.size(); ++i) llr[i] = bits.data()[i] ? -L : L;
+  return llr;
 }
 
 // One line of %.9g values per frame (the float exactly), or raw float32 frames back to back.
@@ -124,13 +157,15 @@ std::string llr_bytes(const std::vector<float>& soft, std::size_t per_frame, boo
 action decode_polar(CLI::App& cmd, const decode_options& common) {
   auto o = std::make_shared<polar_decode_options>();
   cmd.add_option("--input,-i", o->input,
-                 "channel LLRs (positive means bit 0), frames of N back to back; - reads stdin")
+                 "channel LLRs (positive means bit 0), or hard bits with --input-kind hard; "
+                 "frames of N back to back; - reads stdin")
       ->required();
-  cmd.add_option("--input-format", o->input_format,
-                 "auto or text (numbers separated by spaces, commas or newlines, '#' comments), "
-                 "or f32 (raw float32, host byte order)")
-      ->check(CLI::IsMember(names_of<sample_format>()))
-      ->capture_default_str();
+  add_input_kind_options(cmd, o->input_kind, o->input_format);
+  cmd.add_option("--p", o->p,
+                 "hard input: the crossover probability of the channel the bits came through; "
+                 "their LLRs are +-ln((1-p)/p) (needed by the sp and lr rules)")
+      ->check(greater_than(0) & in_range(0, 0.5));
+  // (p = 0.5 passes the range but carries nothing: refused with the other combinations below.)
   cmd.add_option("--output,-o", o->output, "where to write the decoder's output; - writes stdout")
       ->required();
   cmd.add_option("--output-kind", o->output_kind,
@@ -139,9 +174,9 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
       ->check(CLI::IsMember(names_of<polar::output_kind>()))
       ->capture_default_str();
   cmd.add_option("--output-format", o->output_format,
-                 "hard bits: text (one frame of 0/1 per line) or packed (GPFSYNC1 frames); LLRs: "
-                 "text (one frame per line) or f32 (raw float32)")
-      ->check(CLI::IsMember({"text", "packed", "f32"}))
+                 cat("hard bits: ", bit_formats_help,
+                     "; LLRs: text (one frame per line) or f32 (raw float32)"))
+      ->check(CLI::IsMember({"text", "packed", "framed", "f32"}))
       ->capture_default_str();
   cmd.add_option("--batch", o->batch, "frames per decoder call")
       ->check(unsigned_integer() & in_range(1, 1e6))
@@ -150,6 +185,12 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
   add_decoder_options(cmd, o->decoder);
   return [o, &common] {
     check_output_format(*o);
+    const bool hard_in = hard_input(o->input_kind, o->input_format);
+    if (!hard_in && o->p) throw usage_error("--p applies to hard input (--input-kind hard)");
+    if (o->p && *o->p >= 0.5)
+      throw usage_error(cat("--p ", *o->p,
+                            ": a crossover probability of 0.5 or more leaves the "
+                            "hard bits no information (give p in (0, 0.5))"));
     distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
                    {{"--output", o->output}});
     use_threads(common.threads);
@@ -160,12 +201,8 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
     check_decoder(code, options, where);
     output_file out(o->output);  // before any work: a bad path fails at once
 
-    const std::vector<float> llr = read_samples(o->input, parse_sample_format(o->input_format));
+    const std::vector<float> llr = read_channel_llrs(*o, code, options);
     const std::size_t N = code.N(), K = code.K();
-    require<format_error>(llr.size() % N == 0, o->input, ": ", llr.size(),
-                          " LLRs are not whole frames of N = ", N, " (", llr.size() / N,
-                          " whole frame", llr.size() / N == 1 ? "" : "s", " and ", llr.size() % N,
-                          " LLRs left over)");
     const std::size_t frames = llr.size() / N;
     const std::size_t per_call = std::min(o->batch, frames);
     polar::decoder_plan plan(code, options, where, per_call);
@@ -187,7 +224,8 @@ action decode_polar(CLI::App& cmd, const decode_options& common) {
         plan.decode_soft(
             in, batch_span<float>::uniform(soft.data() + first * per_frame, n, per_frame), used);
     }
-    out.write(hard ? sync::received_file_bytes(bits, sync::parse_received_format(o->output_format))
+    out.write(hard ? bit_frames_bytes(bits.view(),
+                                      parse_name<bit_format>(o->output_format, "--output-format"))
                    : llr_bytes(soft, per_frame, o->output_format == "f32"));
     out.commit();
     std::ostream& log = common.log();
@@ -211,17 +249,12 @@ struct polar_encode_options {
 action encode_polar(CLI::App& cmd, const encode_options& common) {
   auto o = std::make_shared<polar_encode_options>();
   cmd.add_option("--input,-i", o->input,
-                 "information bits: one frame of K 0/1 per line, or packed GPFSYNC1 frames "
-                 "(docs/formats.md); - reads stdin")
+                 "information bits, frames of K (docs/formats.md); - reads stdin")
       ->required();
-  cmd.add_option("--input-format", o->input_format, "auto, text or packed")
-      ->check(CLI::IsMember(names_of<sync::received_format>()))
-      ->capture_default_str();
+  add_bit_input_format(cmd, o->input_format);
   cmd.add_option("--output,-o", o->output, "codewords, frames of N bits; - writes stdout")
       ->required();
-  cmd.add_option("--output-format", o->output_format, "text (one frame per line) or packed")
-      ->check(CLI::IsMember({"text", "packed"}))
-      ->capture_default_str();
+  add_bit_output_format(cmd, o->output_format);
   add_code_options(cmd, o->code);
   return [o, &common] {
     distinct_paths({{"--input", o->input}, {"--construct", construct_file(o->code)}},
@@ -229,16 +262,14 @@ action encode_polar(CLI::App& cmd, const encode_options& common) {
     use_threads(common.threads);
     const polar::polar_code code = o->code.code();
     output_file out(o->output);  // before any work: a bad path fails at once
-    const batch<std::uint8_t> info =
-        sync::read_received_file(o->input, sync::parse_received_format(o->input_format));
     const std::size_t K = code.K(), N = code.N();
-    for (std::size_t f = 0; f < info.frames(); ++f)
-      require<format_error>(info.length(f) == K, o->input, ": frame ", f, " has ", info.length(f),
-                            " bits, the code has K = ", K);
+    const batch<std::uint8_t> info =
+        read_bit_frames(o->input, parse_name<bit_format>(o->input_format, "--input-format"), K);
     batch<std::uint8_t> codewords(info.frames(), N);
     polar::encode(code, batch_view<std::uint8_t>::uniform(info.data().data(), info.frames(), K),
                   batch_span<std::uint8_t>::uniform(codewords.data().data(), info.frames(), N));
-    out.write(sync::received_file_bytes(codewords, sync::parse_received_format(o->output_format)));
+    out.write(bit_frames_bytes(codewords.view(),
+                               parse_name<bit_format>(o->output_format, "--output-format")));
     out.commit();
     std::cerr << "gpufec: encoded " << info.frames() << " frames of K = " << K << " bits into "
               << "codewords of N = " << N << " (" << code.describe() << ")\n";

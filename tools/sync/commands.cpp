@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "bit_options.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
-#include "gpufec/sync/received_file.hpp"
+#include "gpufec/sync/decoder_output_files.hpp"
 #include "gpufec/sync/simulation.hpp"
 #include "sync/code_options.hpp"
 
@@ -63,10 +64,7 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
   auto o = std::make_shared<sync_decode_options>();
   cmd.add_option("--input,-i", o->input, "received frames (docs/formats.md); - reads stdin")
       ->required();
-  cmd.add_option("--input-format", o->input_format,
-                 "auto, text (one frame of 0/1 per line) or packed")
-      ->check(CLI::IsMember(names_of<sync::received_format>()))
-      ->capture_default_str();
+  add_bit_input_format(cmd, o->input_format);
   add_code_options(cmd, o->code);
   add_channel_options(cmd, o->channel, false);
   cmd.add_option("--app", o->app, "write the APPs L_i(D) here");
@@ -86,6 +84,9 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
       throw usage_error("decode sync writes nothing: give --decisions, --app or --drift");
     if (o->app.empty() && o->app_format_option->count())
       throw usage_error("--app-format applies to --app, which is not given");
+    const auto input_format = parse_name<bit_format>(o->input_format, "--input-format");
+    require_framing(input_format, "--input-format",
+                    "received frames (insertions and deletions change their lengths)");
     distinct_paths({{"--input", o->input}, {"--codebook", o->code.codebook}},
                    {{"--app", o->app}, {"--decisions", o->decisions}, {"--drift", o->drift}});
     check_channel(o->channel);
@@ -97,8 +98,7 @@ action decode_sync(CLI::App& cmd, const decode_options& common) {
     // The outputs exist before any work: a bad path fails at once.
     sync::decoder_output_files files(o->app, sync::parse_app_format(o->app_format), o->decisions,
                                      o->drift);
-    const auto received =
-        sync::read_received_file(o->input, sync::parse_received_format(o->input_format));
+    const auto received = read_bit_frames(o->input, input_format);
     sync::decoder_plan plan(code, ch, options, common.resolved_backend(),
                             std::min(o->batch, received.frames()));
     common.log() << plan.describe();
@@ -164,9 +164,7 @@ action encode_sync(CLI::App& cmd, const encode_options& common) {
       ->required();
   cmd.add_option("--output,-o", o->output, "codewords: frames of 0/1 (docs/formats.md); - stdout")
       ->required();
-  cmd.add_option("--output-format", o->output_format, "text (one frame per line) or packed")
-      ->check(CLI::IsMember({"text", "packed"}))
-      ->capture_default_str();
+  add_bit_output_format(cmd, o->output_format);
   cmd.add_option("--write-code", o->write_code,
                  "also write the code (codebooks and marker) to this file, for decode --codebook");
   add_code_options(cmd, o->code);
@@ -183,7 +181,8 @@ action encode_sync(CLI::App& cmd, const encode_options& common) {
       // One codebook per position as the code uses them, or the code's own (cycled) codebooks.
       sync::write_code_file(o->write_code, code.codebooks(), code.marker(), code.N());
     }
-    sync::write_received_file(o->output, frames, sync::parse_received_format(o->output_format));
+    write_bit_frames(o->output, frames.view(),
+                     parse_name<bit_format>(o->output_format, "--output-format"));
     std::cerr << "gpufec: encoded " << messages.size() << " messages into frames of " << code.tau()
               << " symbols\n";
     return 0;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bit_options.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
@@ -62,10 +63,7 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
          "never guesses binary), f32 (raw float32) or i8 (raw int8)")
       ->check(CLI::IsMember(names_of<sample_format>()))
       ->capture_default_str();
-  cmd.add_option("--output-format", o->output_format,
-                 "text ('0'/'1' characters) or packed (8 bits per byte, MSB first)")
-      ->check(CLI::IsMember(names_of<bits_format>()))
-      ->capture_default_str();
+  add_bit_output_format(cmd, o->output_format);
   cmd.add_option("--K", o->frame_bits,
                  "frames of K samples (the input must hold whole frames); default: a text "
                  "input's lines, a raw input's samples as one frame")
@@ -80,7 +78,7 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
       throw usage_error(
           "decode uncoded runs on the CPU (a hard decision costs less than copying the samples "
           "to a GPU); give --backend cpu or auto");
-    if (o->output_format == "packed" && o->per_line_option->count())
+    if (o->output_format != "text" && o->per_line_option->count())
       throw usage_error("--per-line applies to --output-format text");
     use_threads(common.threads);
     distinct_paths({{"--input", o->input}}, {{"--output", o->output}});
@@ -93,11 +91,21 @@ action decode_uncoded(CLI::App& cmd, const decode_options& common) {
       in.lengths.assign(total / K, K);
     }
     const std::vector<std::uint8_t> bits = uncoded::hard_decisions(in.samples);
-    const bits_format format = parse_bits_format(o->output_format);
-    if (o->per_line_option->count())
-      write_bits(o->output, bits, format, o->per_line);
-    else
-      write_bit_frames(o->output, bits, in.lengths, format);
+    const auto format = parse_name<bit_format>(o->output_format, "--output-format");
+    if (o->per_line_option->count()) {
+      output_file out(o->output);
+      bit_writer writer(out, format, o->per_line);
+      writer.write(bits);
+      writer.finish();
+      out.commit();
+    } else {
+      std::vector<std::size_t> offsets(in.lengths.size() + 1, 0);
+      for (std::size_t f = 0; f < in.lengths.size(); ++f)
+        offsets[f + 1] = offsets[f] + in.lengths[f];
+      write_bit_frames(
+          o->output,
+          batch_view<std::uint8_t>::ragged(bits.data(), offsets.data(), in.lengths.size()), format);
+    }
     common.log() << "gpufec: decoded " << in.lengths.size() << " frames (" << bits.size()
                  << " samples) from '" << o->input << "' into '" << o->output << "'\n";
     return 0;

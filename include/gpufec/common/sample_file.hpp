@@ -1,4 +1,5 @@
-// Files of real samples (received BPSK samples or LLRs) for `gpufec decode`, and of decided bits.
+// Files of real samples (received BPSK samples or LLRs) for `gpufec decode` (files of bits:
+// bit_file.hpp).
 //
 // Text: numbers separated by whitespace or commas, '#' starts a comment to the end of the line
 // (comments may hold any UTF-8; a leading byte order mark is skipped). f32: raw IEEE-754 binary32
@@ -68,19 +69,6 @@ class sample_reader {
   std::unique_ptr<impl> impl_;
 };
 
-enum class bits_format { text, packed };
-bits_format parse_bits_format(std::string_view name);  // "text", "packed"
-
-// text: '0'/'1' characters, `per_line` bits per line (0 = all on one line), newline-terminated.
-// packed: pack_bits (MSB first), the last byte padded with zeros. Written through an output_file
-// (gpufec/common/files.hpp): complete or not at all; "-" writes standard output.
-void write_bits(const std::string& path, std::span<const std::uint8_t> bits, bits_format format,
-                std::size_t per_line = 0);
-// text: one line per frame of `lengths` bits (a frame of 0 bits is an empty line); packed: every
-// bit in order as above.
-void write_bit_frames(const std::string& path, std::span<const std::uint8_t> bits,
-                      std::span<const std::size_t> lengths, bits_format format);
-
 }  // namespace gpufec
 
 template <>
@@ -88,9 +76,4 @@ struct gpufec::enum_names<gpufec::sample_format> {
   using E = sample_format;
   static constexpr std::array entries{enum_entry{E::automatic, "auto"}, enum_entry{E::text, "text"},
                                       enum_entry{E::f32, "f32"}, enum_entry{E::i8, "i8"}};
-};
-template <>
-struct gpufec::enum_names<gpufec::bits_format> {
-  using E = bits_format;
-  static constexpr std::array entries{enum_entry{E::text, "text"}, enum_entry{E::packed, "packed"}};
 };

@@ -1,31 +1,16 @@
-// Files for `gpufec decode sync` (docs/formats.md): received frames in, APPs, decisions and drift
-// posteriors out.
-//
-// Received frames, text: one frame per line of '0'/'1' characters (spaces and tabs ignored, '#'
-// starts a comment, blank lines skipped). Packed: the 8-byte magic "GPFSYNC1", then per frame a
-// little-endian uint64 bit count and ceil(count / 8) bytes, MSB first. `auto` picks packed when the
-// magic is present. Anything malformed or truncated throws format_error naming file and place.
+// The output files of `gpufec decode sync` (docs/formats.md): APPs, decisions and drift
+// posteriors. Its received frames are files of bits (gpufec/common/bit_file.hpp).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "gpufec/common/batch.hpp"
 #include "gpufec/common/enum_names.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/sync/decoder.hpp"
 
 namespace gpufec::sync {
-
-enum class received_format { automatic, text, packed };
-received_format parse_received_format(std::string_view name);  // "auto", "text", "packed"
-batch<std::uint8_t> read_received_file(const std::string& path, received_format format);
-void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
-                         received_format format);
-// The bytes write_received_file writes (text, or packed for `packed`; `automatic` writes text), for
-// a caller that opened its output_file before any work.
-std::string received_file_bytes(const batch<std::uint8_t>& frames, received_format format);
 
 // APPs: text (per frame a "# frame F" line, then one line of q values per symbol, %.17g), csv
 // (frame,i,D,app) or f64 (raw little-endian doubles [frame][i][D]).
@@ -51,12 +36,6 @@ class decoder_output_files {
 
 }  // namespace gpufec::sync
 
-template <>
-struct gpufec::enum_names<gpufec::sync::received_format> {
-  using E = sync::received_format;
-  static constexpr std::array entries{enum_entry{E::automatic, "auto"}, enum_entry{E::text, "text"},
-                                      enum_entry{E::packed, "packed"}};
-};
 template <>
 struct gpufec::enum_names<gpufec::sync::app_format> {
   using E = sync::app_format;

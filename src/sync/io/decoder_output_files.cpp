@@ -1,68 +1,12 @@
-#include "gpufec/sync/received_file.hpp"
+#include "gpufec/sync/decoder_output_files.hpp"
 
 #include <cstdio>
 #include <iterator>
 #include <sstream>
 
-#include "gpufec/common/bit_file.hpp"
 #include "gpufec/common/files.hpp"
 
 namespace gpufec::sync {
-namespace {
-
-batch<std::uint8_t> parse_text(std::string_view text, const std::string& path) {
-  batch<std::uint8_t> frames;
-  std::istringstream lines{std::string(text)};
-  std::string line;
-  std::vector<std::uint8_t> frame;
-  for (std::size_t number = 1; std::getline(lines, line); ++number) {
-    frame.clear();
-    for (char c : line) {
-      if (c == '#') break;
-      if (c == '0' || c == '1')
-        frame.push_back(static_cast<std::uint8_t>(c - '0'));
-      else
-        require<format_error>(c == ' ' || c == '\t' || c == '\r', path, ":", number,
-                              ": unexpected character '", c, "' (frames are lines of 0/1)");
-    }
-    if (!frame.empty()) frames.push_back(frame);
-  }
-  require<format_error>(frames.frames() > 0, path, ": no frames (empty file or only comments)");
-  return frames;
-}
-
-}  // namespace
-
-received_format parse_received_format(std::string_view name) {
-  return parse_name<received_format>(name, "received format");
-}
-
-batch<std::uint8_t> read_received_file(const std::string& path, received_format format) {
-  const std::string bytes = read_input(path);
-  const bool has_magic = bytes.starts_with(framed_magic);
-  if (format == received_format::automatic)
-    format = has_magic ? received_format::packed : received_format::text;
-  if (format == received_format::packed) {
-    // Sync's packed is the framed container; these two messages are its own.
-    require<format_error>(has_magic, path, ": not a packed received file (missing GPFSYNC1 magic)");
-    require<format_error>(bytes.size() > framed_magic.size(), path,
-                          ": packed file holds no frames");
-    return parse_bit_frames(bytes, path, bit_format::framed);
-  }
-  return parse_text(as_text(bytes, path, "a packed file starts with GPFSYNC1"), path);
-}
-
-void write_received_file(const std::string& path, const batch<std::uint8_t>& frames,
-                         received_format format) {
-  output_file out(path);
-  out.write(received_file_bytes(frames, format));
-  out.commit();
-}
-
-std::string received_file_bytes(const batch<std::uint8_t>& frames, received_format format) {
-  return bit_frames_bytes(
-      frames.view(), format == received_format::packed ? bit_format::framed : bit_format::text);
-}
 
 app_format parse_app_format(std::string_view name) {
   return parse_name<app_format>(name, "APP format");
