@@ -80,6 +80,11 @@ struct plan_summary {
   tile_shape tile;                // tiled only
   // Asked for backend::automatic: why the plan runs where it does; empty when it was named.
   std::string backend_reason;
+  // Frames per call that keep the plan's device busy, at most max_batch (plan with a generous
+  // max_batch and decode batches of this size): CUDA, 8 waves of resident tiles (K = 7 r = 1/2
+  // on an H200: 155.5 Gb/s at 8 waves against 140.5 at one, bench/RESULTS.md); CPU, a task per
+  // thread (the fast decoder's runs of 16 frames).
+  std::size_t preferred_batch = 1;
 };
 
 // Where a plan for `options` runs when `where` is asked for: cpu stays cpu; cuda is cuda

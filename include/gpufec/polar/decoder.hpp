@@ -106,6 +106,10 @@ struct plan_summary {
   // Asked for backend::automatic: why the plan runs where it does ("a CUDA device and BP", "SC
   // runs on the CPU only", ...); empty when the backend was named.
   std::string backend_reason;
+  // Frames per call that keep the plan's device busy, at most max_batch (plan with a generous
+  // max_batch and decode batches of this size): CUDA, a host chunk of at least 8 waves of
+  // codewords; CPU, a group of SIMD lanes per thread.
+  std::size_t preferred_batch = 1;
 };
 
 // Where backend::automatic runs a decoder: CUDA when a device is usable and the request can run

@@ -128,6 +128,10 @@ struct plan_summary {
   std::vector<std::string> kernel_shapes;  // CUDA: one line per kernel (block, grid, shared mem)
   // Asked for backend::automatic: why the plan runs where it does; empty when it was named.
   std::string backend_reason;
+  // Frames per call that keep the plan's device busy, at most max_batch (plan with a generous
+  // max_batch and decode batches of this size): the chunk, a frame per thread on the CPU and the
+  // frames the memory budget lets decode at once on CUDA.
+  std::size_t preferred_batch = 1;
 };
 
 // Where backend::automatic runs a decoder of `code`: CUDA when a device is usable and the code is
@@ -163,7 +167,8 @@ enum class frame_status : std::int32_t {
 };
 std::string to_string(frame_status s);
 
-// The outputs of decoder_plan::decode_device, all in device memory, laid out as decode_output's.
+// The outputs of decoder_plan's device path (decode with a stream), all in device memory, laid out
+// as decode_output's.
 struct device_outputs {
   std::uint32_t* decisions = nullptr;  // [frame][i]; required
   std::int32_t* status = nullptr;      // [frame] frame_status; required
@@ -218,15 +223,16 @@ class decoder_plan {
   // One frame; an undecodable frame throws undecodable_error with the reason.
   decode_output decode(std::span<const std::uint8_t> received, const double* priors = nullptr);
 
-  // Decodes a batch that lives on the device into device outputs, queued on the caller's
-  // `stream` (CUDA plans only; a CPU plan throws invalid_argument). `received` is a device view:
+  // The device path: decodes a batch that lives on the device into device outputs, queued on the
+  // caller's `stream` (CUDA plans only; a CPU plan throws invalid_argument), as every family's
+  // decode(received, outputs, stream) does. `received` is a device view:
   // ragged (device offsets) or padded (frames at a fixed stride with device per-frame lengths);
   // `priors` is null or device memory as for decode(). The call returns once the work is queued:
   // the outputs are ready when `stream` reaches this point, and no byte goes through the host.
   // Frames of a length outside the plan's limits, or holding a symbol outside the alphabet, are
   // reported as frame_status::rejected. At most max_batch frames per call.
-  void decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
-                     cuda_stream stream, const double* priors = nullptr);
+  void decode(batch_view<std::uint8_t> received, const device_outputs& out, cuda_stream stream,
+              const double* priors = nullptr);
 
   const decode_timings& last_timings() const;
   // CUDA: record the time of each phase (events between the kernels). Off by default: a chunk

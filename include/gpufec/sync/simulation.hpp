@@ -78,7 +78,7 @@ class sim_family final : public sim::family {
 
 namespace detail {
 // Outcome of one decoded frame against its message (shared by both chains, host and device). An
-// undecodable frame's decisions are all zero (decode() and decode_device() leave them so, as the
+// undecodable frame's decisions are all zero (decode() on the host and on the device leaves them so, as the
 // decision files show them); they are scored as they are against the message, what was measured
 // rather than an invented count, and the frame also counts as undecodable (and a frame error).
 // `bps` is bits_per_symbol(q).

@@ -56,6 +56,11 @@ backend_choice choose_backend(const decoder_options& options, backend where) {
 
 namespace detail {
 
+// Waves of resident tiles a CUDA batch should hold (summary().preferred_batch): K = 7 r = 1/2,
+// 2^20-bit frames, H200 (bench/RESULTS.md, 8ba8614): one wave (64 frames) 140.5 Gb/s, 8 waves
+// (512) 155.5, 16 waves (1024, e116c41) 158.1.
+inline constexpr std::size_t kPreferredWaves = 8;
+
 // A plan's engine: the CPU engine (cpu/engine.hpp) or the CUDA one, and the CUDA plan's staging of
 // host batches.
 class plan_engine {
@@ -133,6 +138,12 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
+    const std::size_t tiles_per_frame =
+        (summary_.shape.stages + summary_.tile.f - 1) / summary_.tile.f;
+    summary_.preferred_batch = std::clamp<std::size_t>(
+        (detail::kPreferredWaves * engine_->device->resident_tiles() + tiles_per_frame - 1) /
+            tiles_per_frame,
+        1, max_batch);
     return;
   }
   const detail::cpu_engine_setup setup{code_, pattern_,         frame_bits,
@@ -155,6 +166,9 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   }
   // Made cheaply (the frame-sized buffers come with the first decode): checked before any is.
   summary_.scratch_bytes = engine_->cpu->scratch_bytes();
+  summary_.preferred_batch =
+      std::min(max_batch, static_cast<std::size_t>(summary_.threads) *
+                              (summary_.decoder == decoder_kind::fast ? detail::kFastRun : 1));
   require_memory();
 }
 
@@ -215,7 +229,8 @@ std::string decoder_plan::describe() const {
     out += cat("reference (", name_of(options_.reference_metric), " path metrics, full traceback)");
   }
   out += cat("\n  threads: ", summary_.threads, ", scratch ", summary_.scratch_bytes,
-             " bytes, max batch ", summary_.max_batch, "\n");
+             " bytes, max batch ", summary_.max_batch, ", preferred batch ",
+             summary_.preferred_batch, "\n");
   return out;
 }
 

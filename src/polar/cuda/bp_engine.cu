@@ -66,6 +66,7 @@ class cuda_bp_engine final : public bp_device_engine {
 
   std::size_t scratch_bytes() const override { return device_bytes_; }
   std::size_t device_bytes() const override { return device_bytes_; }
+  std::size_t chunk_frames() const override { return chunk_; }
 
   std::string describe() const override {
     const std::string chunks = cat("; host chunks of ", chunk_, " frames on 2 streams");

@@ -29,6 +29,8 @@ class bp_device_engine : public polar_engine {
   // "layout shared, 512 threads per codeword, 1 codeword per block, ...".
   virtual std::string describe() const = 0;
   virtual std::size_t device_bytes() const = 0;
+  // Frames per host chunk: at least 8 waves of codewords (and 32 MB of LLRs), at most max_batch.
+  virtual std::size_t chunk_frames() const = 0;
 };
 
 struct cuda_bp_entry {

@@ -151,6 +151,7 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
     summary_.threads = 1;
     summary_.kernel = engine->describe();
     summary_.scratch_bytes = engine->device_bytes();
+    summary_.preferred_batch = engine->chunk_frames();
     engine_ = std::move(engine);
     return;
   }
@@ -185,6 +186,8 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
                   : detail::make_bp_reference(code_, options_, summary_.threads);
   }
   summary_.scratch_bytes = engine_->scratch_bytes();
+  summary_.preferred_batch =
+      std::min(max_batch, static_cast<std::size_t>(summary_.threads) * summary_.lanes);
 }
 
 decoder_plan::~decoder_plan() = default;
@@ -205,13 +208,15 @@ std::string decoder_plan::describe() const {
   os << ", output " << name_of(o.output) << "\n  backend " << to_string(s.where)
      << (s.backend_reason.empty() ? "" : " (auto: " + s.backend_reason + ")") << ", ";
   if (s.where == backend::cuda)
-    return os.str() + s.kernel + ", max batch " + std::to_string(s.max_batch) + ", device memory " +
+    return os.str() + s.kernel + ", max batch " + std::to_string(s.max_batch) +
+           ", preferred batch " + std::to_string(s.preferred_batch) + ", device memory " +
            std::to_string(s.scratch_bytes) + " B\n";
   os << name_of(s.path) << " path";
   if (s.path == implementation::fast)
     os << " (" << s.simd_target << ", " << s.lanes << " codewords per vector)";
   os << ", " << s.threads << " thread" << (s.threads == 1 ? "" : "s") << ", max batch "
-     << s.max_batch << ", scratch " << s.scratch_bytes << " B\n";
+     << s.max_batch << ", preferred batch " << s.preferred_batch << ", scratch " << s.scratch_bytes
+     << " B\n";
   if (s.path == implementation::fast && o.decoder == decoder_kind::sc)
     os << "  SC tree: " << s.sc_rate0_nodes << " rate-0 nodes, " << s.sc_rate1_nodes
        << " rate-1 nodes, " << s.sc_leaves << " single-bit leaves\n";

@@ -72,6 +72,7 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
         detail::bytes_per_frame(g, summary_.storage, options_.lattice_real, backend::cpu) *
         concurrent;
     summary_.chunk = concurrent;
+    summary_.preferred_batch = concurrent;
     // Checked before any allocation: a plan that cannot fit says so, with the ways out.
     if (const std::size_t available = available_host_memory(); summary_.memory_bytes > available) {
       const std::size_t local =
@@ -119,20 +120,22 @@ decoder_plan::decoder_plan(const tvb_code& code, const bsid_params& channel,
   }
   summary_.storage = plan.storage;
   summary_.chunk = plan.chunk;
+  summary_.preferred_batch = plan.chunk;
   summary_.memory_bytes = engine_->allocated_bytes();
   summary_.kernel_shapes = plan.describe(summary_.memory_bytes);
 }
 
-void decoder_plan::decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
-                                 cuda_stream stream, const double* priors) {
-  require(summary_.where == backend::cuda, "decode_device needs a CUDA plan (this one is ",
+void decoder_plan::decode(batch_view<std::uint8_t> received, const device_outputs& out,
+                          cuda_stream stream, const double* priors) {
+  require(summary_.where == backend::cuda,
+          "the device path (decode with a stream) needs a CUDA plan (this one is ",
           to_string(summary_.where), ")");
-  require(received.on_device(), "decode_device: the received frames must be a device view");
+  require(received.on_device(), "the device path: the received frames must be a device view");
   require(received.frames() <= summary_.max_batch, "batch of ", received.frames(),
           " frames exceeds the plan's max_batch ", summary_.max_batch);
-  require(out.decisions && out.status, "decode_device: decisions and status are required");
+  require(out.decisions && out.status, "the device path: decisions and status are required");
   require(!out.drift_posterior || options_.drift_posterior,
-          "decode_device: a drift posterior was asked for, but the plan's options do not compute "
+          "the device path: a drift posterior was asked for, but the plan's options do not compute "
           "it (decoder_options::drift_posterior)");
   if (received.frames() == 0) return;
   engine_->decode_device(received, out, stream, priors);
@@ -187,7 +190,7 @@ std::string decoder_plan::describe() const {
      << ", " << s.frame.hi << "] M_tau=" << s.frame.size() << ", codeword [" << s.codeword.lo
      << ", " << s.codeword.hi << "] M_n=" << s.codeword.size() << "\n  gamma per frame (global) "
      << s.gamma_bytes_per_frame << " B, plan memory " << s.memory_bytes << " B for max batch "
-     << s.max_batch << "\n";
+     << s.max_batch << ", preferred batch " << s.preferred_batch << "\n";
   for (const auto& k : s.kernel_shapes) os << "  kernel " << k << "\n";
   return os.str();
 }

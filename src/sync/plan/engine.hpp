@@ -18,7 +18,7 @@ class decoder_engine {
   // `stop`, when requested, ends the call early by throwing gpufec::stopped.
   virtual void decode(batch_view<std::uint8_t> received, const double* priors, decode_output& out,
                       const stop_token& stop) = 0;
-  // The device path (decoder_plan::decode_device); a CPU engine has none.
+  // The device path (decoder_plan::decode with a stream); a CPU engine has none.
   virtual void decode_device(batch_view<std::uint8_t> received, const device_outputs& out,
                              cuda_stream stream, const double* priors);
   virtual std::size_t allocated_bytes() const = 0;

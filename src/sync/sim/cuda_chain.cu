@@ -104,7 +104,7 @@ class cuda_chain final : public sim::chain {
       start_.record(stream_);
       const auto received = batch_view<std::uint8_t>::padded(
           y_.get(), lengths_.get(), static_cast<std::size_t>(count), stride_, memory_space::device);
-      plan_.decode_device(received, {decisions_.get(), status_.get()}, stream_);
+      plan_.decode(received, device_outputs{decisions_.get(), status_.get()}, stream_);
       stop_.record(stream_);
       score_kernel<<<blocks, threads, 0, stream_>>>(count, N, bits_per_symbol(code.q()),
                                                     decisions_.get(), messages_.get(),
@@ -125,7 +125,7 @@ class cuda_chain final : public sim::chain {
   std::uint64_t seed_;
   decoder_plan plan_;
   std::size_t stride_;  // received symbols kept per frame: tau + m_tau^+ + 1, as the CPU chain
-  std::size_t step_;    // frames per decode_device call: one chunk of the plan
+  std::size_t step_;    // frames per device decode call: one chunk of the plan
   cuda::stream stream_;
   cuda::event start_, stop_;
   cuda::device_buffer<std::uint32_t> codewords_, messages_, decisions_;

@@ -1,4 +1,4 @@
-// decoder_plan::decode_device (frames and outputs in device memory, the caller's stream) against
+// decoder_plan's device path (frames and outputs in device memory, the caller's stream) against
 // decode() from host memory: the same digits, frame by frame, for ragged and padded views, with
 // priors, over several chunks, with frames rejected for their length or a foreign symbol.
 #include <cuda_runtime.h>
@@ -62,8 +62,8 @@ device_result decode_on_device(decoder_plan& plan, const batch<std::uint8_t>& fr
     device_priors.upload(priors->data(), priors->size());
   }
   cuda::stream stream(0);
-  plan.decode_device(view, {decisions.get(), status.get(), app.get(), drift.get()}, stream,
-                     priors ? device_priors.get() : nullptr);
+  plan.decode(view, device_outputs{decisions.get(), status.get(), app.get(), drift.get()}, stream,
+              priors ? device_priors.get() : nullptr);
   stream.synchronize();
   return {download(decisions), download(status), download(app), download(drift)};
 }
@@ -135,8 +135,8 @@ TEST(SyncCudaDevicePath, AForeignSymbolRejectsItsFrameOnly) {
   }
   // A CPU plan has no device path; the views must be device views.
   decoder_plan cpu(code, ch, {}, backend::cpu, 4);
-  EXPECT_THROW(cpu.decode_device(bad.view(), {}, nullptr), invalid_argument);
-  EXPECT_THROW(plan.decode_device(bad.view(), {}, nullptr), invalid_argument);
+  EXPECT_THROW(cpu.decode(bad.view(), device_outputs{}, nullptr), invalid_argument);
+  EXPECT_THROW(plan.decode(bad.view(), device_outputs{}, nullptr), invalid_argument);
 }
 
 }  // namespace
