@@ -122,11 +122,11 @@ class cpu_awgn_chain final : public detail::stepped_chain {
  public:
   // About 2^20 transmitted bits per decoder call: enough to share among threads, small in memory.
   cpu_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
-      : stepped_chain(detail::frames_for(code, std::size_t{1} << 20)),
+      : stepped_chain(detail::frames_for(code, backend::cpu)),
         code_(code),
         seed_(seed),
         sigma_(channel::sigma_from_ebn0(ebn0_db, code.rate())),
-        decoder_(code.decoder(backend::cpu, detail::frames_for(code, std::size_t{1} << 20))) {}
+        decoder_(code.decoder(backend::cpu, detail::frames_for(code, backend::cpu))) {}
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
   std::size_t preferred_batch() const override { return decoder_->max_batch(); }
@@ -203,6 +203,11 @@ class cpu_awgn_chain final : public detail::stepped_chain {
 };
 
 }  // namespace
+
+std::size_t chain_batch_frames(std::size_t info_bits, std::size_t coded_bits, backend where) {
+  const std::size_t values = where == backend::cuda ? std::size_t{1} << 24 : std::size_t{1} << 20;
+  return std::max<std::size_t>(1, values / std::max<std::size_t>({coded_bits, info_bits, 1}));
+}
 
 std::unique_ptr<chain> make_awgn_chain(const binary_code& code, backend where, double ebn0_db,
                                        std::uint64_t seed) {

@@ -17,8 +17,8 @@ struct cuda_awgn_chain_entry {
 };
 
 // Frames per decoder call: about `samples` transmitted bits, at least one frame.
-inline std::size_t frames_for(const binary_code& code, std::size_t samples) {
-  return std::max<std::size_t>(1, samples / std::max(code.coded_bits, code.info_bits));
+inline std::size_t frames_for(const binary_code& code, backend where) {
+  return chain_batch_frames(code.info_bits, code.coded_bits, where);
 }
 
 fields chain_details(const binary_code& code, double sigma, const binary_decoder& decoder);

@@ -79,6 +79,11 @@ struct binary_code {
   void validate() const;  // throws invalid_argument naming the bad field
 };
 
+// The frames per batch the chain on `where` (cpu or cuda) runs and plans its decoder for: about
+// 2^20 values a batch on the CPU (cache-sized stages), 2^24 on CUDA (a device's worth of work),
+// at least one frame. A family that reports its plan's choices plans for the same batch.
+std::size_t chain_batch_frames(std::size_t info_bits, std::size_t coded_bits, backend where);
+
 // The chain for one Eb/N0 point. `where` is cpu or cuda (a CUDA chain needs a CUDA build and
 // device: backend_unavailable otherwise).
 std::unique_ptr<chain> make_awgn_chain(const binary_code& code, backend where, double ebn0_db,

@@ -41,6 +41,7 @@ class plan_decoder final : public sim::binary_decoder {
     const plan_summary& s = plan_.summary();
     sim::fields d{{"decoder", std::string(name_of(s.decoder))}};
     if (s.where == backend::cpu) d.emplace_back("threads", s.threads);
+    if (s.decoder == decoder_kind::tiled) d.emplace_back("tile", s.tile.to_string());
     if (!s.kernel.empty()) d.emplace_back("kernel", s.kernel);
     return d;
   }
@@ -49,12 +50,13 @@ class plan_decoder final : public sim::binary_decoder {
   decoder_plan plan_;
 };
 
-// A plan for one frame on one thread: what the chain's plans will choose, made to validate the
-// setup and to report its choices without running anything.
-plan_summary resolve(const sim_setup& s, backend where) {
+// A plan on one thread for `max_batch` frames: what the chain's plans will choose (a CUDA plan's
+// fitted tile depends on the batch), made to validate the setup and to report its choices
+// without running anything.
+plan_summary resolve(const sim_setup& s, backend where, std::size_t max_batch = 1) {
   decoder_options one = s.options;
   one.threads = 1;
-  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, where, 1).summary();
+  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, where, max_batch).summary();
 }
 
 // The name of the device a CUDA plan runs on (the current device: the first usable one).
@@ -111,8 +113,13 @@ sim::binary_code binary_code(const sim_setup& s) {
 
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
   where_ = choose_backend(setup_.options, setup_.where).where;
-  (void)encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term);
-  resolved_ = resolve(setup_, where_);
+  const frame_shape shape =
+      encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term).shape();
+  // The batch of the chain make_chain builds (the CUDA chain for device LLRs, else the CPU's).
+  const gpufec::backend chain =
+      where_ == gpufec::backend::cuda && device_llrs(setup_) ? where_ : gpufec::backend::cpu;
+  resolved_ =
+      resolve(setup_, where_, sim::chain_batch_frames(shape.info_bits, shape.coded_bits, chain));
 }
 
 void sim_family::validate_point(double ebn0_db) const {

@@ -70,11 +70,11 @@ class cuda_awgn_chain final : public detail::stepped_chain {
  public:
   // About 2^24 transmitted bits per decoder call: enough to fill any current GPU.
   cuda_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
-      : stepped_chain(detail::frames_for(code, std::size_t{1} << 24)),
+      : stepped_chain(detail::frames_for(code, backend::cuda)),
         code_(code),
         seed_(seed),
         sigma_(channel::sigma_from_ebn0(ebn0_db, code.rate())),
-        decoder_(code.decoder(backend::cuda, detail::frames_for(code, std::size_t{1} << 24))),
+        decoder_(code.decoder(backend::cuda, detail::frames_for(code, backend::cuda))),
         limits_(cuda::current_device_limits()),
         source_shape_(cuda::suggested_shape(source_kernel)),
         channel_shape_(code.llr == llr_kind::f32 ? cuda::suggested_shape(channel_kernel<float>)

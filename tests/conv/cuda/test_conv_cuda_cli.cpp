@@ -116,6 +116,13 @@ TEST_F(ConvCudaCli, SimulateAutoRunsOnTheGpuWithTheCpuBer) {
   ASSERT_FALSE(cpu.is_null());
   EXPECT_EQ(gpu["backend"], "cuda");
   EXPECT_EQ(cpu["parameters"]["decoder"], "fast");
+  // The header's tile is the one every point ran (the CUDA plan fits it to the chain's batch).
+  const auto& p = gpu["parameters"];
+  const std::string header_tile = "f=" + std::to_string(p["tile_f"].get<int>()) +
+                                  " v1=" + std::to_string(p["tile_v1"].get<int>()) +
+                                  " v2=" + std::to_string(p["tile_v2"].get<int>()) +
+                                  " f0=" + std::to_string(p["tile_f0"].get<int>());
+  for (const auto& point : gpu["points"]) EXPECT_EQ(point["details"]["tile"], header_tile) << point;
   const auto a = gpu["points"][0]["ber_ci95"], b = cpu["points"][0]["ber_ci95"];
   EXPECT_LE(a[0].get<double>(), b[1].get<double>()) << a << " " << b;
   EXPECT_LE(b[0].get<double>(), a[1].get<double>()) << a << " " << b;
