@@ -29,7 +29,7 @@ using namespace testing;
 using detail::tiled_params;
 namespace regs = detail::regs;
 
-// What the engine (src/conv/cuda/tiled_kernel.cu) gives the kernel, for frames of `shape`.
+// What the engine (src/conv/cuda/tiled_engine.cu) gives the kernel, for frames of `shape`.
 struct host_launch {
   detail::puncture_tables tables;
   tiled_params p{};

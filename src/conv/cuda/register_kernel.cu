@@ -1,7 +1,7 @@
 // The codes the register kernel is compiled for (register_kernel.cuh), and how the engine finds
 // and launches one. Each code is a template instance (its labels fold into constants) in a
 // translation unit of its own (register_code_*.cu); any other code, and any recursive one, runs on
-// the shared-memory kernel (tiled_kernel.cu), which decides the same bits.
+// the shared-memory kernel (kernels/shared_kernel.cuh), which decides the same bits.
 #include "common/cuda/check.cuh"
 #include "conv/cuda/register_table.hpp"
 #include "gpufec/common/error.hpp"

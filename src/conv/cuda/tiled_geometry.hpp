@@ -1,5 +1,5 @@
 // What the CUDA tiled kernels' parameters (tiled_params.cuh) say of the code, the frames and the
-// tile, computed in plain C++ so that any build has it: the engine (tiled_kernel.cu) uploads the
+// tile, computed in plain C++ so that any build has it: the engine (tiled_engine.cu) uploads the
 // tables and adds the device's part, and the register kernel's host emulation (tests/conv) runs
 // the kernel on the same parameters.
 #pragma once

@@ -1,5 +1,5 @@
 // The CUDA tiled Viterbi engine as the plan sees it: plain C++ (no CUDA types), so the plan builds
-// in any build. The engine itself (cuda/tiled_kernel.cu) registers its factory when CUDA is
+// in any build. The engine itself (cuda/tiled_engine.cu) registers its factory when CUDA is
 // compiled (common/backend_registry.hpp); the plan asks for it through cuda_factory.
 #pragma once
 
@@ -79,7 +79,7 @@ class tiled_device_engine {
 // (256, D, D, 0). That kernel keeps a whole tile's survivors, and long tiles leave it few warps
 // (K = 9 (753,561): 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
 // against ML decoding, docs/conv.md). Streams run it as it is (the same decisions on every device).
-// Defined by the engine (cuda/tiled_kernel.cu): for CUDA code only, like the engine itself.
+// Defined by the engine (cuda/tiled_engine.cu): for CUDA code only, like the engine itself.
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel);
 

@@ -1,4 +1,4 @@
-// What both CUDA Viterbi kernels (tiled_kernel.cu: one warp per tile, metrics in shared memory;
+// What both CUDA Viterbi kernels (shared_kernel.cuh: one warp per tile, metrics in shared memory;
 // register_kernel.cuh: one thread per tile, metrics in registers) read: the frame and tile
 // geometry of tiling.hpp and the puncturing tables. Plain data, filled once by the engine.
 //
