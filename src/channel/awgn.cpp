@@ -52,8 +52,11 @@ bpsk_awgn bpsk_awgn::from_esn0(double esn0_db) {
 void bpsk_awgn::transmit(std::uint64_t seed, std::uint64_t frame,
                          std::span<const std::uint8_t> bits, std::span<float> y) const {
   require(bits.size() == y.size(), "transmit: ", bits.size(), " bits but ", y.size(), " outputs");
-  for (std::size_t i = 0; i < bits.size(); ++i)
-    y[i] = static_cast<float>(awgn_received(seed, frame, i, bits[i], sigma_));
+  // awgn_received's samples, each pair's Gaussians drawn once.
+  for_each_gaussian(philox_stream(seed, rng_channel, frame), 0, bits.size(),
+                    [&](std::uint64_t i, double g) {
+                      y[i] = static_cast<float>(bpsk_symbol(bits[i]) + sigma_ * g);
+                    });
 }
 
 void bpsk_awgn::llr(std::span<const float> y, std::span<float> out) const {

@@ -141,8 +141,7 @@ class cpu_awgn_chain final : public detail::stepped_chain {
     // Source: frame f's bits from its own Philox stream.
     if (!for_each_block(n, K, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
           const philox_stream source(seed_, rng_source, first + f);
-          std::uint8_t* bits = info + f * K;
-          for (std::size_t i = begin; i < end; ++i) bits[i] = source_bit(source, i);
+          source_bits(source, begin, end, info + f * K + begin);
         }))
       return std::nullopt;
     if (stop.requested()) return std::nullopt;
@@ -160,18 +159,19 @@ class cpu_awgn_chain final : public detail::stepped_chain {
     auto* i8 = reinterpret_cast<std::int8_t*>(llr_bytes);
     auto* hard = llr_bytes;
     if (!for_each_block(n, N, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
-          const std::uint64_t frame = first + f;
+          const philox_stream noise(seed_, rng_channel, first + f);
           const std::size_t at = f * N;
-          for (std::size_t j = begin; j < end; ++j) {
-            const double llr = channel::llr_from_sample(
-                channel::awgn_received(seed_, frame, j, coded[at + j], sigma), sigma);
+          // awgn_received's sample, position by position (docs/simulator.md's frame contract).
+          for_each_gaussian(noise, begin, end, [&](std::uint64_t j, double g) {
+            const double y = channel::bpsk_symbol(coded[at + j]) + sigma * g;
+            const double llr = channel::llr_from_sample(y, sigma);
             if (code_.llr == llr_kind::f32)
               f32[at + j] = static_cast<float>(llr);
             else if (code_.llr == llr_kind::i8)
               i8[at + j] = channel::llr_to_int8(llr, scale);
             else
               hard[at + j] = channel::hard_decision(static_cast<float>(llr));
-          }
+          });
         }))
       return std::nullopt;
     // Decoder: the only timed part. A stop inside it leaves the step undone.

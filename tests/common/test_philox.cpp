@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "gpufec/common/philox.hpp"
 #include "gpufec/common/random.hpp"
+#include "gpufec/sim/awgn_chain.hpp"
 
 namespace gpufec {
 namespace {
@@ -90,6 +93,26 @@ TEST(Philox, GaussianMoments) {
   EXPECT_NEAR(m1, 0.0, 5 / std::sqrt(n));
   EXPECT_NEAR(m2, 1.0, 5 * std::sqrt(2.0 / n));
   EXPECT_NEAR(m4, 3.0, 5 * std::sqrt(96.0 / n));
+}
+
+// The bulk draws give exactly the positional ones, for ranges that start and end on either
+// parity (Gaussian pairs) and anywhere in a block (source bits, 128 per block).
+TEST(Philox, BulkDrawsEqualThePositionalOnes) {
+  const philox_stream s(99, rng_channel, 7);
+  for (const auto& [begin, end] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
+           {0, 1}, {0, 2}, {1, 2}, {1, 6}, {3, 1000}, {128, 257}, {5, 5}}) {
+    std::vector<double> got;
+    for_each_gaussian(s, begin, end, [&](std::uint64_t k, double g) {
+      EXPECT_EQ(k, begin + got.size());
+      got.push_back(g);
+    });
+    ASSERT_EQ(got.size(), end - begin);
+    for (std::uint64_t k = begin; k < end; ++k) EXPECT_EQ(got[k - begin], gaussian_at(s, k)) << k;
+    std::vector<std::uint8_t> bits(end - begin);
+    sim::source_bits(s, begin, end, bits.data());
+    for (std::uint64_t i = begin; i < end; ++i)
+      EXPECT_EQ(bits[i - begin], sim::source_bit(s, i)) << i;
+  }
 }
 
 }  // namespace

@@ -28,6 +28,21 @@ GPUFEC_HD_INLINE double gaussian_at(const philox_stream& s, std::uint64_t k) {
   return (k & 1) ? g1 : g0;
 }
 
+// gaussian_at(s, k) for every k in [begin, end), in order: sink(k, g). Each pair's block and
+// Box-Muller are computed once (gaussian_at alone computes both to give one).
+template <class Sink>
+inline void for_each_gaussian(const philox_stream& s, std::uint64_t begin, std::uint64_t end,
+                              Sink&& sink) {
+  for (std::uint64_t k = begin; k < end;) {
+    double g[2];
+    gaussian_pair(s.block(static_cast<std::uint32_t>(k >> 1)), g[0], g[1]);
+    do {
+      sink(k, g[k & 1]);
+      ++k;
+    } while (k < end && (k & 1));
+  }
+}
+
 // The k-th uniform 32-bit word of a stream, addressable by position.
 GPUFEC_HD_INLINE std::uint32_t u32_at(const philox_stream& s, std::uint64_t k) {
   return s.block(static_cast<std::uint32_t>(k >> 2)).v[k & 3];

@@ -15,6 +15,7 @@
 //   channel::llr_to_int8 at channel::int8_llr_scale(sigma), or the hard decision on it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -36,6 +37,18 @@ namespace gpufec::sim {
 // Information bit i of a frame's source stream: bit (i mod 32) of its word i / 32.
 GPUFEC_HD_INLINE std::uint8_t source_bit(const philox_stream& source, std::uint64_t i) {
   return static_cast<std::uint8_t>((u32_at(source, i >> 5) >> (i & 31)) & 1u);
+}
+
+// source_bit(source, i) for every i in [begin, end) into bits[0, end - begin): one Philox block
+// per 128 bits (source_bit alone draws a block for each).
+inline void source_bits(const philox_stream& source, std::uint64_t begin, std::uint64_t end,
+                        std::uint8_t* bits) {
+  for (std::uint64_t i = begin; i < end;) {
+    const philox4x32_ctr w = source.block(static_cast<std::uint32_t>(i >> 7));
+    const std::uint64_t last = std::min<std::uint64_t>(end, (i | 127) + 1);
+    for (; i < last; ++i)
+      bits[i - begin] = static_cast<std::uint8_t>((w.v[(i >> 5) & 3] >> (i & 31)) & 1u);
+  }
 }
 
 // A decoder as the chain sees it: the family's plan behind a small interface. Views are on the
