@@ -361,7 +361,12 @@ TEST_F(PolarCli, BadLlrFilesExitOneNamingThePlaceAndLeaveNoOutput) {
   std::ofstream(path("comments.txt")) << "# nothing\n";
   expect_error(decode + path("comments.txt"), {"comments.txt", "no samples"});
   expect_error(decode + path("missing.txt"), {"missing.txt"});
-  // A frozen-set file that is not one.
+  // A frozen-set file that is not one: a directory, a binary file, repeated indices.
+  std::ofstream(path("ok8.txt")) << "1 2 3 4 5 6 7 8\n";
+  expect_error(decode + path("ok8.txt") + " --construct " + path(""), {"is a directory"});
+  std::ofstream(path("bin.txt"), std::ios::binary) << std::string("\0\1", 2);
+  expect_error(decode + path("ok8.txt") + " --construct " + path("bin.txt"),
+               {"bin.txt", "not a text file", "a frozen-set file is text"});
   std::ofstream(path("dup.txt")) << "frozen\n0 1 1 2\n";
   std::ofstream(path("ok.txt")) << "1 2 3 4 5 6 7 8\n";
   expect_error(decode + path("ok.txt") + " --construct " + path("dup.txt"),

@@ -1,11 +1,11 @@
-// polar_code: validation of N, K and the construction, the frozen set from each construction, the
-// frozen-set file format (read and write) and the check that systematic encoding is possible.
+// polar_code: validation of N, K and the construction, the frozen set from each construction (a
+// frozen-set file's parsing: io/frozen_set_file.cpp), writing the frozen set, and the check that
+// systematic encoding is possible.
 #include "gpufec/polar/polar_code.hpp"
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <ostream>
 
 #include "gpufec/common/error.hpp"
 #include "gpufec/polar/construction.hpp"
@@ -84,70 +84,9 @@ std::string construction_spec::to_string() const {
   }
 }
 
-frozen_set_file parse_frozen_set_file(std::string_view text, std::string_view source) {
-  frozen_set_file file;
-  std::istringstream in{std::string(text)};
-  std::string line, word;
-  std::size_t line_number = 0;
-  bool set_named = false;
-  // A header value: a decimal integer in [1, 2^20].
-  auto header = [&](std::istringstream& words, const char* key) {
-    std::string value, extra;
-    if (!(words >> value))
-      throw format_error(cat(source, " line ", line_number, ": missing value for '", key, "'"));
-    if (words >> extra)
-      throw format_error(cat(source, " line ", line_number, ": trailing garbage after '", key, " ",
-                             value, "': '", extra, "'"));
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-    if (value[0] == '-' || value[0] == '+' || end != value.c_str() + value.size() || v < 1 ||
-        v > (1u << 20))
-      throw format_error(cat(source, " line ", line_number, ": '", key, " ", value,
-                             "' is not a length in [1, 2^20]"));
-    return static_cast<std::uint32_t>(v);
-  };
-  while (std::getline(in, line)) {
-    ++line_number;
-    line = line.substr(0, line.find('#'));
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream words(line);
-    while (words >> word) {
-      if (file.indices.empty() && !set_named && (word == "N" || word == "K")) {
-        std::uint32_t& slot = word == "N" ? file.N : file.K;
-        if (slot)
-          throw format_error(cat(source, " line ", line_number, ": duplicate '", word, "' line"));
-        slot = header(words, word == "N" ? "N" : "K");
-        break;
-      }
-      if (file.indices.empty() && !set_named && (word == "frozen" || word == "info")) {
-        file.which = word == "frozen" ? index_set::frozen : index_set::info;
-        set_named = true;
-        continue;
-      }
-      char* end = nullptr;
-      const unsigned long long v = std::strtoull(word.c_str(), &end, 10);
-      if (word[0] == '-' || word[0] == '+' || end != word.c_str() + word.size() || v > (1u << 20))
-        throw format_error(cat(source, " line ", line_number, ": '", word,
-                               "' is not an index (a number in [0, N)",
-                               file.N ? cat(" = [0, ", file.N, ")") : std::string(), ")"));
-      file.indices.push_back(static_cast<std::uint32_t>(v));
-      file.lines.push_back(line_number);
-    }
-  }
-  if (file.N && file.K && file.K > file.N)
-    throw format_error(cat(source, ": K = ", file.K, " exceeds N = ", file.N));
-  return file;
-}
-
-std::uint32_t frozen_set_file::implied_K(std::uint32_t length) const {
-  if (K) return K;
-  if (which == index_set::info) return static_cast<std::uint32_t>(indices.size());
-  return indices.size() < length ? length - static_cast<std::uint32_t>(indices.size()) : 0;
-}
-
-std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t N, std::uint32_t K,
-                                           std::string_view source) {
-  const frozen_set_file file = parse_frozen_set_file(text, source);
+// The frozen mask a parsed frozen-set file gives a code of length N with K information bits.
+std::vector<std::uint8_t> mask_from_file(const frozen_set_file& file, std::uint32_t N,
+                                         std::uint32_t K, std::string_view source) {
   // A file that names its length and information bits is for that code only.
   require(!file.N || file.N == N, "the frozen-set file ", source, " is for N = ", file.N,
           " (its N line), not N = ", N);
@@ -162,12 +101,9 @@ std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t 
       });
 }
 
-frozen_set_file read_frozen_set_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw format_error(cat("cannot open the frozen-set file '", path, "'"));
-  std::ostringstream text;
-  text << file.rdbuf();
-  return parse_frozen_set_file(text.str(), path);
+std::vector<std::uint8_t> parse_index_file(std::string_view text, std::uint32_t N, std::uint32_t K,
+                                           std::string_view source) {
+  return mask_from_file(parse_frozen_set_file(text, source), N, K, source);
 }
 
 polar_code::polar_code(std::uint32_t N, std::uint32_t K, const construction_spec& spec,
@@ -191,14 +127,9 @@ polar_code::polar_code(std::uint32_t N, std::uint32_t K, const construction_spec
       frozen = least_reliable(
           gaussian_approximation_means(N, design_esn0(spec.design_snr_db, N, K)), N - K);
       break;
-    case construction::file: {
-      std::ifstream file(spec.path, std::ios::binary);
-      if (!file) throw format_error(cat("cannot open the frozen-set file '", spec.path, "'"));
-      std::ostringstream text;
-      text << file.rdbuf();
-      set_frozen(parse_index_file(text.str(), N, K, spec.path));
+    case construction::file:
+      set_frozen(mask_from_file(read_frozen_set_file(spec.path), N, K, spec.path));
       return;
-    }
   }
   set_frozen(mask_from_frozen(N, frozen));
 }
