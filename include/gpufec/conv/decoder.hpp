@@ -43,6 +43,16 @@ enum class decoder_kind { automatic, reference, fast, tiled };
 // per tile, every code), automatic (registers where they apply, else shared memory).
 enum class cuda_kernel { automatic, registers, shared_memory };
 
+// Test switches of the CUDA engine, for tests that check what a plan would otherwise skip or never
+// choose; zero is what the plan chooses. register_checks sets the register kernel's
+// tiled_params::checks (1: decide the v1 warm-up's cycles too, 2: keep each walk's history
+// through its convergence too, 3: both; the bits must not change). host_window_tiles sends host
+// frames of more tiles than that through windows of that many tiles (the default: a wave).
+struct cuda_test_switches {
+  unsigned register_checks = 0;
+  std::size_t host_window_tiles = 0;
+};
+
 struct decoder_options {
   decoder_kind decoder = decoder_kind::automatic;
   metric_type reference_metric = metric_type::f64;  // the reference decoder's path metrics
@@ -65,6 +75,7 @@ struct decoder_options {
   cuda_kernel kernel = cuda_kernel::automatic;
   // OpenMP threads over the frames of a batch; 0 = omp_get_max_threads() when the plan is made.
   int threads = 0;
+  cuda_test_switches cuda_test;  // tests only
 };
 
 // What a plan chose; describe() prints it.

@@ -78,10 +78,10 @@ class sim_family final : public sim::family {
 
 namespace detail {
 // Outcome of one decoded frame against its message (shared by both chains, host and device). An
-// undecodable frame's decisions are all zero (decode() on the host and on the device leaves them so, as the
-// decision files show them); they are scored as they are against the message, what was measured
-// rather than an invented count, and the frame also counts as undecodable (and a frame error).
-// `bps` is bits_per_symbol(q).
+// undecodable frame's decisions are all zero (decode() on the host and on the device leaves them
+// so, as the decision files show them); they are scored as they are against the message, what was
+// measured rather than an invented count, and the frame also counts as undecodable (and a frame
+// error). `bps` is bits_per_symbol(q).
 GPUFEC_HD_INLINE sim::frame_outcome score_frame(const std::uint32_t* decided,
                                                 const std::uint32_t* message, int N, int bps,
                                                 bool decoded) {

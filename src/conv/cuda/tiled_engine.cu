@@ -6,7 +6,6 @@
 // exactly as tiled_decoder (gpufec/conv/tiling.hpp) on the same int8 LLRs.
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <optional>
 #include <vector>
 
@@ -115,9 +114,8 @@ class cuda_tiled_engine final : public tiled_device_engine {
     params_.pair_labels = pair_labels_.get();
     params_.parity = parity_.get();
 
-    // The register kernel's test switches (tiled_params::checks), read once per plan.
-    if (const char* checks = std::getenv("GPUFEC_CONV_REGISTER_CHECKS"))
-      params_.checks = static_cast<unsigned>(std::strtoul(checks, nullptr, 0));
+    // The register kernel's test switches (tiled_params::checks), from the plan's options.
+    params_.checks = setup_.test.register_checks;
     // The register kernel's ring: whole cycles (K - 1 stages, 6 on four lanes).
     params_.ring = register_ring(tile, fs, params_.circle, code.K(),
                                  static_cast<std::size_t>(entry ? entry->cycle : code.K() - 1));
@@ -151,10 +149,10 @@ class cuda_tiled_engine final : public tiled_device_engine {
     // goes in windows instead, as a stream's do (stream_tiles.hpp): one window's copies overlap
     // the other's kernel, the device holds two windows whatever the frame's length, and every
     // tile runs as in the whole frame, so the bits are the same. (Tail-biting frames wrap
-    // around: they go whole.) GPUFEC_CONV_HOST_WINDOW_TILES sets the window (tests).
-    std::size_t window_tiles = device_window_tiles(tile, pattern, resident_tiles_, 1);
-    if (const char* forced = std::getenv("GPUFEC_CONV_HOST_WINDOW_TILES"))
-      window_tiles = std::max<std::size_t>(std::strtoull(forced, nullptr, 10), 1);
+    // around: they go whole.) A test may set the window (cuda_test_switches).
+    const std::size_t window_tiles = setup_.test.host_window_tiles
+                                         ? setup_.test.host_window_tiles
+                                         : device_window_tiles(tile, pattern, resident_tiles_, 1);
     if (!params_.circle && params_.tiles_per_frame > window_tiles) {
       windows_.emplace(tile, pattern, window_tiles);
       pipeline_.emplace(1, windows_->max_values(), windows_->max_stages());

@@ -26,7 +26,8 @@ struct tiled_setup {
   tile_shape tile;            // f = 0: the default of the kernel that runs (the engine's tile())
   std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
-  bool fit_tile = true;  // tile.f = 0: fitted to the device and the batch (decoder_options)
+  bool fit_tile = true;       // tile.f = 0: fitted to the device and the batch (decoder_options)
+  cuda_test_switches test{};  // decoder_options::cuda_test
 };
 
 // A window of a continuous stream decoded as one frame (stream_tiles.hpp): `stages` stages of

@@ -132,8 +132,9 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
     summary_.decoder = decoder_kind::tiled;
     const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
     // No shape given: the engine takes the default of the kernel it runs.
-    engine_->device = make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile,
-                                               max_batch, options.kernel, options.fit_tile});
+    engine_->device =
+        make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile, max_batch,
+                                 options.kernel, options.fit_tile, options.cuda_test});
     summary_.tile = engine_->device->tile();
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =

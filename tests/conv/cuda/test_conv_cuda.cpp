@@ -33,11 +33,13 @@ std::vector<std::uint8_t> decode_on(decoder_plan& plan, const std::vector<std::i
 
 decoder_plan tiled_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t N,
                         termination term, const tile_shape& tile, backend where,
-                        std::size_t max_batch, cuda_kernel kernel = cuda_kernel::automatic) {
+                        std::size_t max_batch, cuda_kernel kernel = cuda_kernel::automatic,
+                        std::size_t host_window_tiles = 0) {
   decoder_options options;
   options.decoder = decoder_kind::tiled;
   options.tile = tile;
   options.kernel = kernel;
+  if (where == backend::cuda) options.cuda_test.host_window_tiles = host_window_tiles;
   return decoder_plan(code, pattern, N, term, options, where, max_batch);
 }
 
@@ -149,18 +151,14 @@ TEST(ConvCuda, RegisterKernelTilesEndingInsideAPairOfStages) {
         }
 }
 
-// What the register kernel saves on unpunctured codes, switched off (GPUFEC_CONV_REGISTER_CHECKS =
-// 3, read when a plan is made: decide the cycles of the v1 warm-up too, where the kernels with
+// What the register kernel saves on unpunctured codes, switched off (cuda_test.register_checks =
+// 3: decide the cycles of the v1 warm-up too, where the kernels with
 // decision sums skip them, keep each walk's history through its convergence too): the same bits
 // as with the savings, on tiles with long warm-ups and walks, on the CPU tiled decoder's bits,
 // for every termination. (The savings skip work whose result is never read; this is the check
 // that it is never read.)
 TEST(ConvCuda, RegisterKernelSavingsChangeNoBit) {
   SKIP_WITHOUT_GPU();
-  struct checks_on {
-    checks_on() { ::setenv("GPUFEC_CONV_REGISTER_CHECKS", "3", 1); }
-    ~checks_on() { ::unsetenv("GPUFEC_CONV_REGISTER_CHECKS"); }
-  };
   const std::size_t N = 1200, frames = 30;
   for (const conv_code& code : {conv_code(7, {0171, 0133}), conv_code(7, {0133, 0171, 0165}),
                                 conv_code(9, {0561, 0753}), conv_code(5, {023, 035})})
@@ -182,12 +180,9 @@ TEST(ConvCuda, RegisterKernelSavingsChangeNoBit) {
         options.kernel = cuda_kernel::registers;
         decoder_plan registers(code, none, N, term, options, backend::cuda, frames);
         const auto saving = decode_on(registers, batch.llr, frames);
-        std::vector<std::uint8_t> full;
-        {
-          const checks_on on;  // read when the plan is made
-          decoder_plan everything(code, none, N, term, options, backend::cuda, frames);
-          full = decode_on(everything, batch.llr, frames);
-        }
+        options.cuda_test.register_checks = 3;
+        decoder_plan everything(code, none, N, term, options, backend::cuda, frames);
+        const std::vector<std::uint8_t> full = decode_on(everything, batch.llr, frames);
         ASSERT_EQ(saving, full);
         auto cpu = tiled_plan(code, none, N, term, tile, backend::cpu, frames);
         ASSERT_EQ(saving, decode_on(cpu, batch.llr, frames));
@@ -479,7 +474,7 @@ TEST(ConvCuda, HostBatchesInPageLockedMemoryEqualPageableOnes) {
 
 // Host frames of more tiles than a window go to the GPU in windows (stream_tiles.hpp), two lanes
 // at a time, and decide exactly as the whole frame does: windows of 7 tiles
-// (GPUFEC_CONV_HOST_WINDOW_TILES) over frames of 10 to 40 tiles, for the register kernel (K = 7 at
+// (cuda_test.host_window_tiles) over frames of 10 to 40 tiles, for the register kernel (K = 7 at
 // rates 1/2 and 3/4, K = 9 on four lanes) and the shared one, truncated and zero-tail frames (one
 // whose last tile holds only the tail), from pageable and page-locked memory; against the CPU
 // tiled decoder. Tail-biting frames wrap around and go whole.
@@ -509,19 +504,14 @@ TEST(ConvCuda, LongHostFramesGoInWindowsAndDecideAsWholeFrames) {
        {100, 20, 25, 0},
        cuda_kernel::shared_memory},
   };
-  // Set for the plans made here only, whatever ends the test (later tests and the CLI tests'
-  // processes must see the default).
-  struct scoped_window_tiles {
-    scoped_window_tiles() { setenv("GPUFEC_CONV_HOST_WINDOW_TILES", "7", 1); }
-    ~scoped_window_tiles() { unsetenv("GPUFEC_CONV_HOST_WINDOW_TILES"); }
-  } window_tiles;
   for (const window_case& c : cases)
     for (const termination term : all_terminations)
       for (const std::size_t N : {c.tile.f * 20, c.tile.f * 40 - 77, c.tile.f * 10 + 1}) {
         SCOPED_TRACE(c.code.to_string() + ", pattern " + c.pattern.to_string() + ", " +
                      std::string(name_of(term)) + ", N = " + std::to_string(N));
         const std::size_t frames = 3;
-        auto gpu = tiled_plan(c.code, c.pattern, N, term, c.tile, backend::cuda, frames, c.kernel);
+        auto gpu =
+            tiled_plan(c.code, c.pattern, N, term, c.tile, backend::cuda, frames, c.kernel, 7);
         auto cpu = tiled_plan(c.code, c.pattern, N, term, c.tile, backend::cpu, frames);
         const bool windowed = gpu.describe().find("windows of 7 tiles") != std::string::npos;
         EXPECT_EQ(windowed, term != termination::tail_biting) << gpu.describe();

@@ -34,8 +34,8 @@ struct tiled_params {
   // 1, read at run time: the register kernel multiplies by it so that the compiler issues its
   // decision sums as multiply-adds (FMA pipe) instead of adds (the ALU pipe, which bounds it).
   unsigned unit = 1;
-  // The register kernel's test switches for unpunctured codes, 0 in use (read from
-  // GPUFEC_CONV_REGISTER_CHECKS when a plan is made): bit 0 makes the kernels with decision sums
+  // The register kernel's test switches for unpunctured codes, 0 in use (a plan takes
+  // them from decoder_options::cuda_test): bit 0 makes the kernels with decision sums
   // (rate 1/3, K = 9) decide the warm-up cycles too (the tagged ones always do), bit 1 makes the
   // walks keep the history all the way; neither may change a decided bit (the
   // ConvCuda test RegisterKernelSavingsChangeNoBit). They also fix the schedule: built without

@@ -1,5 +1,5 @@
-// The device path's own kernels (decoder_plan::decode with a stream). Staging: a caller's device batch of
-// received frames into a chunk's inputs, as decode() stages host frames (one frame every
+// The device path's own kernels (decoder_plan::decode with a stream). Staging: a caller's device
+// batch of received frames into a chunk's inputs, as decode() stages host frames (one frame every
 // `capacity` symbols, zero-padded, its true length in rho and its length check in status), so that
 // everything after runs as for host frames. Clearing: the outputs of frames that were not decoded
 // are zero, as decode() leaves them.
