@@ -1,5 +1,6 @@
 #include "gpufec/channel/awgn.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpufec/common/error.hpp"
@@ -52,11 +53,16 @@ bpsk_awgn bpsk_awgn::from_esn0(double esn0_db) {
 void bpsk_awgn::transmit(std::uint64_t seed, std::uint64_t frame,
                          std::span<const std::uint8_t> bits, std::span<float> y) const {
   require(bits.size() == y.size(), "transmit: ", bits.size(), " bits but ", y.size(), " outputs");
-  // awgn_received's samples, each pair's Gaussians drawn once.
-  for_each_gaussian(philox_stream(seed, rng_channel, frame), 0, bits.size(),
-                    [&](std::uint64_t i, double g) {
-                      y[i] = static_cast<float>(bpsk_symbol(bits[i]) + sigma_ * g);
-                    });
+  // awgn_received's samples, the Gaussians drawn in bulk, a chunk at a time.
+  const philox_stream noise(seed, rng_channel, frame);
+  constexpr std::size_t kChunk = 1024;
+  double g[kChunk];
+  for (std::size_t at = 0; at < bits.size(); at += kChunk) {
+    const std::size_t n = std::min(kChunk, bits.size() - at);
+    gaussians(noise, at, at + n, g);
+    for (std::size_t i = 0; i < n; ++i)
+      y[at + i] = static_cast<float>(awgn_sample(bits[at + i], sigma_, g[i]));
+  }
 }
 
 void bpsk_awgn::llr(std::span<const float> y, std::span<float> out) const {

@@ -152,32 +152,19 @@ class cpu_awgn_chain final : public detail::stepped_chain {
                    batch_span<std::uint8_t>::uniform(out, n, N));
       coded = out;
     }
-    // Channel: BPSK + AWGN, then the decoder's input.
-    const double sigma = sigma_, scale = channel::int8_llr_scale(sigma);
-    unsigned char* const llr_bytes = llr_.ensure(n * N * detail::llr_bytes(code_.llr));
-    auto* f32 = reinterpret_cast<float*>(llr_bytes);
-    auto* i8 = reinterpret_cast<std::int8_t*>(llr_bytes);
-    auto* hard = llr_bytes;
+    // Channel: BPSK + AWGN, then the decoder's input (docs/simulator.md's frame contract).
+    const std::size_t bytes = detail::llr_bytes(code_.llr);
+    unsigned char* const llr = llr_.ensure(n * N * bytes);
     if (!for_each_block(n, N, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
-          const philox_stream noise(seed_, rng_channel, first + f);
-          const std::size_t at = f * N;
-          // awgn_received's sample, position by position (docs/simulator.md's frame contract).
-          for_each_gaussian(noise, begin, end, [&](std::uint64_t j, double g) {
-            const double y = channel::bpsk_symbol(coded[at + j]) + sigma * g;
-            const double llr = channel::llr_from_sample(y, sigma);
-            if (code_.llr == llr_kind::f32)
-              f32[at + j] = static_cast<float>(llr);
-            else if (code_.llr == llr_kind::i8)
-              i8[at + j] = channel::llr_to_int8(llr, scale);
-            else
-              hard[at + j] = channel::hard_decision(static_cast<float>(llr));
-          });
+          const std::size_t at = f * N + begin;
+          channel::awgn_llrs(seed_, first + f, begin, end, coded + at, sigma_, code_.llr,
+                             llr + at * bytes);
         }))
       return std::nullopt;
     // Decoder: the only timed part. A stop inside it leaves the step undone.
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      detail::decode_as(*decoder_, code_.llr, llr_bytes, n, N,
+      detail::decode_as(*decoder_, code_.llr, llr, n, N,
                         batch_span<std::uint8_t>::uniform(decoded, n, K), nullptr, stop);
     } catch (const stopped&) {
       return std::nullopt;

@@ -1,10 +1,15 @@
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "common/simd_targets_util.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/channel/bsc.hpp"
 #include "gpufec/common/error.hpp"
@@ -51,6 +56,43 @@ TEST(Awgn, ReceivedSampleIsAddressableByPosition) {
   for (std::size_t i = 0; i < bits.size(); ++i)
     EXPECT_EQ(y[i], static_cast<float>(awgn_received(11, 3, i, bits[i], ch.sigma())));
   EXPECT_NE(awgn_received(11, 3, 0, 0, 0.5), awgn_received(11, 4, 0, 0, 0.5));  // frames differ
+}
+
+// The chain's bulk channel stage (awgn_llrs) gives the scalar formulas' values, bit for bit, on
+// every SIMD target, for every kind of decoder input, ranges starting on either parity and
+// spanning chunks, and noise from negligible to overwhelming (int8 saturating at sigma = 0.05).
+TEST(Awgn, BulkLlrsAreTheScalarFormulasOnEveryTarget) {
+  const std::uint64_t seed = 77, frame = 9;
+  std::mt19937 rng(5);
+  std::vector<std::uint8_t> bits(5000);
+  for (auto& b : bits) b = rng() & 1;
+  for (const std::int64_t target : gpufec::testing::simd_targets_to_test()) {
+    SCOPED_TRACE(gpufec::testing::simd_target_name(target));
+    const gpufec::testing::simd_target_override only(target);
+    for (const double sigma : {0.05, 0.7, 1.3, 40.0})
+      for (const llr_kind kind : {llr_kind::f32, llr_kind::i8, llr_kind::hard})
+        for (const auto& [begin, end] : std::vector<std::pair<std::size_t, std::size_t>>{
+                 {0, 1}, {1, 1030}, {5, 5000}, {4096, 4097}}) {
+          SCOPED_TRACE(std::string(name_of(kind)) + ", sigma " + std::to_string(sigma));
+          std::vector<float> f32(end - begin);
+          std::vector<std::uint8_t> bytes(end - begin);
+          void* out = kind == llr_kind::f32 ? static_cast<void*>(f32.data()) : bytes.data();
+          awgn_llrs(seed, frame, begin, end, bits.data() + begin, sigma, kind, out);
+          const double scale = int8_llr_scale(sigma);
+          for (std::size_t j = begin; j < end; ++j) {
+            const double llr =
+                llr_from_sample(awgn_received(seed, frame, j, bits[j], sigma), sigma);
+            if (kind == llr_kind::f32)
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(f32[j - begin]),
+                        std::bit_cast<std::uint32_t>(static_cast<float>(llr)))
+                  << j;
+            else if (kind == llr_kind::i8)
+              ASSERT_EQ(static_cast<std::int8_t>(bytes[j - begin]), llr_to_int8(llr, scale)) << j;
+            else
+              ASSERT_EQ(bytes[j - begin], hard_decision(static_cast<float>(llr))) << j;
+          }
+        }
+  }
 }
 
 TEST(Awgn, LlrSignAndScale) {

@@ -18,6 +18,8 @@
 #include <span>
 
 #include "gpufec/common/hd.hpp"
+#include "gpufec/common/ieee_ops.hpp"
+#include "gpufec/common/llr_kind.hpp"
 #include "gpufec/common/random.hpp"
 
 namespace gpufec::channel {
@@ -26,19 +28,25 @@ GPUFEC_HD_INLINE double bpsk_symbol(std::uint8_t bit) {
   return bit ? -1.0 : 1.0;
 }
 
+// The received sample of `bit` for a standard normal draw g: x + sigma g, rounded as on every
+// backend (ieee_ops.hpp).
+GPUFEC_HD_INLINE double awgn_sample(std::uint8_t bit, double sigma, double g) {
+  return ieee_add(bpsk_symbol(bit), ieee_mul(sigma, g));
+}
+
 // The received sample at `position` of `frame` when `bit` was sent.
 GPUFEC_HD_INLINE double awgn_received(std::uint64_t seed, std::uint64_t frame,
                                       std::uint64_t position, std::uint8_t bit, double sigma) {
   const philox_stream noise(seed, rng_channel, frame);
-  return bpsk_symbol(bit) + sigma * gaussian_at(noise, position);
+  return awgn_sample(bit, sigma, gaussian_at(noise, position));
 }
 
 GPUFEC_HD_INLINE double llr_from_sample(double y, double sigma) {
-  return 2.0 * y / (sigma * sigma);
+  return ieee_div(ieee_mul(2.0, y), ieee_mul(sigma, sigma));
 }
 
 GPUFEC_HD_INLINE std::int8_t llr_to_int8(double llr, double scale) {
-  const double q = nearbyint(llr * scale);
+  const double q = nearbyint(ieee_mul(llr, scale));
   return static_cast<std::int8_t>(q > 127.0 ? 127.0 : (q < -127.0 ? -127.0 : q));
 }
 
@@ -59,6 +67,14 @@ double sigma_from_esn0(double esn0_db);
 double esn0_from_ebn0(double ebn0_db, double rate = 1.0, int bits_per_symbol = 1);
 // The int8 scale described above: 127 / (2 (1 + 3 sigma) / sigma^2).
 double int8_llr_scale(double sigma);
+
+// The decoder's input at positions [begin, end) of `frame`: for position j, the LLR of
+// awgn_received(seed, frame, j, bits[j - begin], sigma) as `kind` (a float; int8 by llr_to_int8
+// at int8_llr_scale(sigma); the hard decision on the float) into out[j - begin], an array of
+// floats for f32 and of bytes otherwise. Bit for bit the formulas above, vectorized (Highway, run
+// time dispatch; src/channel/awgn_simd.cpp): the CPU chain's channel stage.
+void awgn_llrs(std::uint64_t seed, std::uint64_t frame, std::uint64_t begin, std::uint64_t end,
+               const std::uint8_t* bits, double sigma, llr_kind kind, void* out);
 
 class bpsk_awgn {
  public:

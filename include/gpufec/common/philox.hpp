@@ -53,10 +53,14 @@ class philox_stream {
         used_(4) {}
 
   // The four words of block `block` of this stream, independent of the sequential position.
-  GPUFEC_HD philox4x32_ctr block(std::uint32_t b) const {
+  GPUFEC_HD philox4x32_ctr block(std::uint32_t b) const { return philox4x32_10(counter(b), key_); }
+
+  // The key, and the counter of block b (the bulk draws compute blocks lane by lane from them).
+  GPUFEC_HD philox4x32_key key() const { return key_; }
+  GPUFEC_HD philox4x32_ctr counter(std::uint32_t b) const {
     philox4x32_ctr c = ctr_;
     c.v[0] = b;
-    return philox4x32_10(c, key_);
+    return c;
   }
 
   GPUFEC_HD std::uint32_t next_u32() {

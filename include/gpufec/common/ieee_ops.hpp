@@ -1,0 +1,46 @@
+// Double-precision operations rounded once each, never fused: the same bits on the host and the
+// device. nvcc contracts a * b + c into an FMA in device code unless told not to, and the _rn
+// intrinsics are never contracted; on the host the library is compiled with -ffp-contract=off
+// (CMakeLists.txt), so the plain operators are what they say. Code whose results must agree across
+// backends to the last bit (the Gaussian channel, box_muller.hpp) computes through these.
+#pragma once
+
+#include "gpufec/common/hd.hpp"
+
+namespace gpufec {
+
+#if defined(__CUDA_ARCH__)
+__device__ __forceinline__ double ieee_add(double a, double b) {
+  return __dadd_rn(a, b);
+}
+__device__ __forceinline__ double ieee_sub(double a, double b) {
+  return __dsub_rn(a, b);
+}
+__device__ __forceinline__ double ieee_mul(double a, double b) {
+  return __dmul_rn(a, b);
+}
+__device__ __forceinline__ double ieee_div(double a, double b) {
+  return __ddiv_rn(a, b);
+}
+__device__ __forceinline__ double ieee_sqrt(double a) {
+  return __dsqrt_rn(a);
+}
+#else
+inline double ieee_add(double a, double b) {
+  return a + b;
+}
+inline double ieee_sub(double a, double b) {
+  return a - b;
+}
+inline double ieee_mul(double a, double b) {
+  return a * b;
+}
+inline double ieee_div(double a, double b) {
+  return a / b;
+}
+inline double ieee_sqrt(double a) {
+  return __builtin_sqrt(a);
+}
+#endif
+
+}  // namespace gpufec
