@@ -84,27 +84,41 @@ std::vector<std::uint8_t> convolve(const conv_code& code, const std::vector<std:
   return out;
 }
 
+// The encoder (64 stages a word for feedforward codes) against the convolution written out, for
+// every code, termination and puncturing (the sent bits in stage order), on frames from the
+// shortest (K - 1 bits) through word boundaries to many words.
 TEST(ConvCode, EncoderMatchesConvolutionForEveryTermination) {
   for (const auto& [name, code] : testing::all_codes()) {
     if (code.recursive()) continue;
-    const std::size_t N = 40;
-    const auto info = random_bits(7, 0, N);
-    for (termination term : testing::all_terminations) {
-      SCOPED_TRACE(name + " " + std::string(name_of(term)));
-      const encoder enc(code, puncture_pattern::none(code.beta()), N, term);
-      std::vector<std::uint8_t> coded(enc.shape().coded_bits);
-      enc.encode(info, coded);
-      std::vector<std::uint8_t> input = info;
-      if (term == termination::zero_tail) input.resize(N + code.memory(), 0);
-      if (term == termination::tail_biting) {
-        // Circular convolution: the frame as if preceded by its own last K-1 bits.
-        input.insert(input.begin(), info.end() - code.memory(), info.end());
-      }
-      auto expected = convolve(code, input);
-      if (term == termination::tail_biting)
-        expected.erase(expected.begin(), expected.begin() + code.memory() * code.beta());
-      EXPECT_EQ(coded, expected);
-    }
+    std::vector<puncture_pattern> patterns = {puncture_pattern::none(code.beta())};
+    if (code.beta() == 2) patterns.push_back(puncture_pattern::standard("3/4", 2));
+    if (code.beta() == 3) patterns.push_back(puncture_pattern({{1, 1}, {1, 0}, {0, 1}}));
+    for (const std::size_t N :
+         {static_cast<std::size_t>(code.memory()), std::size_t{40}, std::size_t{63},
+          std::size_t{64}, std::size_t{65}, std::size_t{1000}})
+      for (const puncture_pattern& pattern : patterns)
+        for (termination term : testing::all_terminations) {
+          SCOPED_TRACE(name + " " + std::string(name_of(term)) + ", N = " + std::to_string(N) +
+                       ", pattern " + pattern.to_string());
+          const auto info = random_bits(7, N, N);
+          const encoder enc(code, pattern, N, term);
+          std::vector<std::uint8_t> coded(enc.shape().coded_bits);
+          enc.encode(info, coded);
+          std::vector<std::uint8_t> input = info;
+          if (term == termination::zero_tail) input.resize(N + code.memory(), 0);
+          if (term == termination::tail_biting) {
+            // Circular convolution: the frame as if preceded by its own last K-1 bits.
+            input.insert(input.begin(), info.end() - code.memory(), info.end());
+          }
+          auto full = convolve(code, input);
+          if (term == termination::tail_biting)
+            full.erase(full.begin(), full.begin() + code.memory() * code.beta());
+          std::vector<std::uint8_t> expected;
+          for (std::size_t t = 0; t < full.size() / code.beta(); ++t)
+            for (int b = 0; b < code.beta(); ++b)
+              if (pattern.sends(b, t)) expected.push_back(full[t * code.beta() + b]);
+          ASSERT_EQ(coded, expected);
+        }
   }
 }
 

@@ -62,6 +62,17 @@ class encoder {
   // Tail-biting: the start state x solves end(x) = x, where end(x) = A^N x XOR end(0) is affine
   // over GF(2); tailbiting_start_[end(0)] = x, tabulated once per frame length.
   std::vector<std::uint16_t> tailbiting_start_;
+  // Feedforward codes: each stream's taps (bit j: the input j stages back) and the streams each
+  // phase of the puncturing period sends (bit b: stream b), for the 64-stage words of
+  // encode_words.
+  std::vector<std::uint32_t> taps_;
+  std::vector<std::uint8_t> phase_sends_;
+
+  // The stage loop, for any code.
+  void encode_stages(std::span<const std::uint8_t> info, std::span<std::uint8_t> coded) const;
+  // Feedforward codes, 64 stages at a time: each stream's outputs are the XOR of the input
+  // word shifted by its taps, then the sent ones are written in stage order.
+  void encode_words(std::span<const std::uint8_t> info, std::span<std::uint8_t> coded) const;
 };
 
 }  // namespace gpufec::conv

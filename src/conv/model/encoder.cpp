@@ -2,6 +2,8 @@
 // tail-biting start state (also for recursive codes).
 #include "gpufec/conv/encoder.hpp"
 
+#include <algorithm>
+
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv {
@@ -56,6 +58,20 @@ encoder::encoder(const conv_code& code, const puncture_pattern& pattern, std::si
       pattern_(pattern),
       term_(term),
       shape_(make_frame_shape(code, pattern, info_bits, term)) {
+  if (!code_.recursive()) {
+    const int K = code_.K();
+    for (const std::uint32_t g : code_.polynomials()) {
+      std::uint32_t taps = 0;  // the polynomial's MSB taps the current input
+      for (int j = 0; j < K; ++j) taps |= ((g >> (K - 1 - j)) & 1u) << j;
+      taps_.push_back(taps);
+    }
+    for (int p = 0; p < pattern_.period(); ++p) {
+      std::uint8_t sends = 0;
+      for (int b = 0; b < code_.beta(); ++b)
+        sends |= static_cast<std::uint8_t>(pattern_.sends(b, p) << b);
+      phase_sends_.push_back(sends);
+    }
+  }
   if (term_ != termination::tail_biting) return;
   // (A^N + I) x = end(0) has one solution for every end(0) iff x -> A^N x XOR x is a bijection.
   const auto power = zero_input_power(code_, info_bits);
@@ -82,6 +98,14 @@ void encoder::encode(std::span<const std::uint8_t> info, std::span<std::uint8_t>
           " information bits given, the frame holds ", shape_.info_bits);
   require(coded.size() == shape_.coded_bits, "encode: room for ", coded.size(),
           " coded bits, the frame sends ", shape_.coded_bits);
+  if (code_.recursive())
+    encode_stages(info, coded);
+  else
+    encode_words(info, coded);
+}
+
+void encoder::encode_stages(std::span<const std::uint8_t> info,
+                            std::span<std::uint8_t> coded) const {
   const int beta = code_.beta();
   unsigned s = start_state(info);
   std::size_t k = 0;
@@ -92,6 +116,46 @@ void encoder::encode(std::span<const std::uint8_t> info, std::span<std::uint8_t>
     for (int b = 0; b < beta; ++b)
       if (pattern_.sends(b, t)) coded[k++] = static_cast<std::uint8_t>((label >> b) & 1u);
     s = code_.next_state(s, w);
+  }
+}
+
+void encoder::encode_words(std::span<const std::uint8_t> info,
+                           std::span<std::uint8_t> coded) const {
+  const int beta = code_.beta(), memory = code_.memory();
+  const std::size_t stages = shape_.stages, N = shape_.info_bits, period = phase_sends_.size();
+  // The inputs before stage 0, bit 63 - (j - 1) for the input j stages back: the start state's
+  // bit j - 1 (zero but for tail-biting frames).
+  const unsigned start = start_state(info);
+  std::uint64_t previous = 0;
+  for (int j = 1; j <= memory; ++j)
+    previous |= static_cast<std::uint64_t>((start >> (j - 1)) & 1u) << (64 - j);
+  const bool all_sent = !pattern_.punctures();
+  std::size_t k = 0, phase = 0;
+  for (std::size_t t0 = 0; t0 < stages; t0 += 64) {
+    const std::size_t n = std::min<std::size_t>(64, stages - t0);
+    const std::size_t inputs = t0 < N ? std::min<std::size_t>(n, N - t0) : 0;  // the rest: tail
+    std::uint64_t word = 0;  // bit i: the input of stage t0 + i
+    for (std::size_t i = 0; i < inputs; ++i)
+      word |= static_cast<std::uint64_t>(info[t0 + i] & 1u) << i;
+    std::uint64_t out[conv_code::max_beta];
+    for (int b = 0; b < beta; ++b) {
+      std::uint64_t o = (taps_[b] & 1u) ? word : 0;
+      for (int j = 1; j <= memory; ++j)
+        if ((taps_[b] >> j) & 1u) o ^= (word << j) | (previous >> (64 - j));
+      out[b] = o;
+    }
+    previous = word;
+    if (all_sent) {
+      for (std::size_t i = 0; i < n; ++i)
+        for (int b = 0; b < beta; ++b) coded[k++] = static_cast<std::uint8_t>((out[b] >> i) & 1u);
+      continue;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned sends = phase_sends_[phase];
+      if (++phase == period) phase = 0;
+      for (int b = 0; b < beta; ++b)
+        if ((sends >> b) & 1u) coded[k++] = static_cast<std::uint8_t>((out[b] >> i) & 1u);
+    }
   }
 }
 
