@@ -56,7 +56,7 @@ void bpsk_awgn::transmit(std::uint64_t seed, std::uint64_t frame,
   // awgn_received's samples, the Gaussians drawn in bulk, a chunk at a time.
   const philox_stream noise(seed, rng_channel, frame);
   constexpr std::size_t kChunk = 1024;
-  double g[kChunk];
+  float g[kChunk];
   for (std::size_t at = 0; at < bits.size(); at += kChunk) {
     const std::size_t n = std::min(kChunk, bits.size() - at);
     gaussians(noise, at, at + n, g);

@@ -18,7 +18,7 @@
 namespace gpufec::channel::detail {
 // One chunk: n Gaussians g and the bits sent, into out (of `kind`).
 struct llr_chunk {
-  const double* g;
+  const float* g;
   const std::uint8_t* bits;
   std::size_t n;
   double sigma, scale;
@@ -54,7 +54,7 @@ void llr_lanes(const llr_chunk& c) {
   const hn::Rebind<std::int32_t, decltype(d)> di;
   const hn::Rebind<std::uint8_t, decltype(d)> du8;
   const hn::Rebind<std::int8_t, decltype(d)> di8;
-  const hn::Rebind<float, decltype(d)> df;
+  const hn::Rebind<float, decltype(d)> df;  // also the Gaussians' tag
   const std::size_t W = hn::Lanes(d);
   const auto sigma = hn::Set(d, c.sigma), sigma2 = hn::Set(d, c.sigma * c.sigma);
   const auto zero = hn::Zero(d), one = hn::Set(d, 1.0), two = hn::Set(d, 2.0);
@@ -62,8 +62,9 @@ void llr_lanes(const llr_chunk& c) {
   for (; i + W <= c.n; i += W) {
     const auto bit = hn::PromoteTo(d, hn::PromoteTo(di, hn::LoadU(du8, c.bits + i)));
     const auto x = hn::IfThenElse(hn::Gt(bit, zero), hn::Neg(one), one);  // bpsk_symbol
-    const auto y = hn::Add(x, hn::Mul(sigma, hn::LoadU(d, c.g + i)));     // awgn_sample
-    const auto llr = hn::Div(hn::Mul(two, y), sigma2);                    // llr_from_sample
+    const auto y =
+        hn::Add(x, hn::Mul(sigma, hn::PromoteTo(d, hn::LoadU(df, c.g + i))));  // awgn_sample
+    const auto llr = hn::Div(hn::Mul(two, y), sigma2);                         // llr_from_sample
     if constexpr (Kind == llr_kind::f32) {
       hn::StoreU(hn::DemoteTo(df, llr), df, static_cast<float*>(c.out) + i);
     } else if constexpr (Kind == llr_kind::i8) {  // llr_to_int8: nearest, ties to even
@@ -109,7 +110,7 @@ void awgn_llrs(std::uint64_t seed, std::uint64_t frame, std::uint64_t begin, std
   const std::size_t bytes = kind == llr_kind::f32 ? sizeof(float) : 1;
   // Chunks small enough for their Gaussians to stay in the L1 cache between the two passes.
   constexpr std::size_t kChunk = 1024;
-  double g[kChunk];
+  float g[kChunk];
   for (std::uint64_t at = begin; at < end;) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, end - at));
     gaussians(noise, at, at + n, g);

@@ -1,8 +1,10 @@
 // Gaussians of a Philox stream in bulk (gaussians(), random.hpp): one Philox block per lane of a
 // vector of 64-bit lanes (each 32-bit word of the block in the low half of its lane, so the
-// round's 32 x 32 -> 64 products are one MulEven each), then box_muller.hpp on the lanes through
-// Highway. Every operation is the scalar path's, in its order, so the values are gaussian_at's to
-// the bit on every target (tests/common/test_philox.cpp checks each target the CPU has).
+// round's 32 x 32 -> 64 products are one MulEven each), the uniforms made as doubles there and
+// rounded to float, two such vectors joined into one of floats, then box_muller.hpp on its lanes
+// through Highway. Every operation is the scalar path's, in its order, so the values are
+// gaussian_at's to the bit on every target (tests/common/test_philox.cpp checks each target the CPU
+// has).
 #include <cstddef>
 #include <cstdint>
 
@@ -18,12 +20,12 @@ HWY_BEFORE_NAMESPACE();
 namespace gpufec::detail::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// box_muller's arithmetic policy on Highway vectors of doubles.
+// box_muller's arithmetic policy on Highway vectors of floats.
 template <class D>
 struct simd_box_muller_ops {
   using V = hn::Vec<D>;
   D d;
-  V set(double c) const { return hn::Set(d, c); }
+  V set(float c) const { return hn::Set(d, c); }
   V add(V a, V b) const { return hn::Add(a, b); }
   V sub(V a, V b) const { return hn::Sub(a, b); }
   V mul(V a, V b) const { return hn::Mul(a, b); }
@@ -41,13 +43,12 @@ struct simd_box_muller_ops {
   V select(M m, V a, V b) const {
     return hn::IfThenElse(m, a, b);
   }
-  void split_exponent(V x, V& m, V& e) const {
+  void split_exponent(V x, V& m, V& e) const {  // as scalar_box_muller_ops's
     const hn::RebindToUnsigned<D> du;
     const auto b = hn::BitCast(du, x);
-    m = hn::BitCast(d, hn::Or(hn::And(b, hn::Set(du, 0x000FFFFFFFFFFFFFull)),
-                              hn::Set(du, 0x3FF0000000000000ull)));
-    e = hn::Sub(hn::BitCast(d, hn::Or(hn::ShiftRight<52>(b), hn::Set(du, 0x4330000000000000ull))),
-                hn::Set(d, 0x1.00000000003ffp+52));
+    m = hn::BitCast(d, hn::Or(hn::And(b, hn::Set(du, 0x007FFFFFu)), hn::Set(du, 0x3F800000u)));
+    e = hn::Sub(hn::BitCast(d, hn::Or(hn::ShiftRight<23>(b), hn::Set(du, 0x4B000000u))),
+                hn::Set(d, 0x1.0000fep+23f));
   }
 };
 
@@ -62,41 +63,57 @@ hn::Vec<DD> uniform_open01_lanes(DD dd, VU hi, VU lo) {
   return hn::Mul(hn::Add(value, hn::Set(dd, 0.5)), hn::Set(dd, 0x1p-52));
 }
 
+// Philox4x32-10 on blocks c0 (the block indices) of the stream whose other counter words and
+// round keys are given, one block per 64-bit lane; the four words come back in c0..c3.
+template <class DU>
+HWY_INLINE void philox_lanes(DU du, hn::Vec<DU>& c0, hn::Vec<DU>& c1, hn::Vec<DU>& c2,
+                             hn::Vec<DU>& c3, const std::uint64_t (&k0)[10],
+                             const std::uint64_t (&k1)[10]) {
+  const hn::Repartition<std::uint32_t, DU> d32;
+  const auto m0 = hn::BitCast(d32, hn::Set(du, 0xD2511F53u));
+  const auto m1 = hn::BitCast(d32, hn::Set(du, 0xCD9E8D57u));
+  const auto low = hn::Set(du, 0xFFFFFFFFull);
+  for (int r = 0; r < 10; ++r) {  // philox4x32_10, lane by lane
+    const auto p0 = hn::MulEven(m0, hn::BitCast(d32, c0));
+    const auto p1 = hn::MulEven(m1, hn::BitCast(d32, c2));
+    c0 = hn::Xor(hn::Xor(hn::ShiftRight<32>(p1), c1), hn::Set(du, k0[r]));
+    c1 = hn::And(p1, low);
+    c2 = hn::Xor(hn::Xor(hn::ShiftRight<32>(p0), c3), hn::Set(du, k1[r]));
+    c3 = hn::And(p0, low);
+  }
+}
+
 // Blocks [first, first + n) of the stream: out[2i], out[2i + 1] = gaussian_pair of block first + i.
-void gaussian_pairs(const philox_stream& s, std::uint32_t first, std::size_t n, double* out) {
+void gaussian_pairs(const philox_stream& s, std::uint32_t first, std::size_t n, float* out) {
   std::size_t i = 0;
 #if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<std::uint64_t> du;
-  const hn::Repartition<std::uint32_t, decltype(du)> d32;
+  const hn::ScalableTag<float> df;
+  const hn::Repartition<std::uint64_t, decltype(df)> du;  // half as many lanes
   const hn::Rebind<double, decltype(du)> dd;
-  const simd_box_muller_ops<decltype(dd)> ops{dd};
-  const std::size_t W = hn::Lanes(du);
+  const hn::Rebind<float, decltype(du)> dh;  // half of df
+  const simd_box_muller_ops<decltype(df)> ops{df};
+  const std::size_t W = hn::Lanes(du);  // blocks per Philox vector; 2 W per float vector
   const philox4x32_key key = s.key();
   const philox4x32_ctr ctr = s.counter(0);
-  constexpr std::uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
-  constexpr std::uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
-  const auto m0 = hn::BitCast(d32, hn::Set(du, M0)), m1 = hn::BitCast(d32, hn::Set(du, M1));
-  const auto low = hn::Set(du, 0xFFFFFFFFull);
   std::uint64_t k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
-    k0[r] = static_cast<std::uint32_t>(key.v[0] + static_cast<std::uint32_t>(r) * W0);
-    k1[r] = static_cast<std::uint32_t>(key.v[1] + static_cast<std::uint32_t>(r) * W1);
+    k0[r] = static_cast<std::uint32_t>(key.v[0] + static_cast<std::uint32_t>(r) * 0x9E3779B9u);
+    k1[r] = static_cast<std::uint32_t>(key.v[1] + static_cast<std::uint32_t>(r) * 0xBB67AE85u);
   }
   const auto lane = hn::Iota(du, 0);
-  for (; i + W <= n; i += W) {
-    auto c0 = hn::And(hn::Add(hn::Set(du, first + i), lane), low);  // block indices mod 2^32
-    auto c1 = hn::Set(du, ctr.v[1]), c2 = hn::Set(du, ctr.v[2]), c3 = hn::Set(du, ctr.v[3]);
-    for (int r = 0; r < 10; ++r) {  // philox4x32_10, lane by lane
-      const auto p0 = hn::MulEven(m0, hn::BitCast(d32, c0));
-      const auto p1 = hn::MulEven(m1, hn::BitCast(d32, c2));
-      c0 = hn::Xor(hn::Xor(hn::ShiftRight<32>(p1), c1), hn::Set(du, k0[r]));
-      c1 = hn::And(p1, low);
-      c2 = hn::Xor(hn::Xor(hn::ShiftRight<32>(p0), c3), hn::Set(du, k1[r]));
-      c3 = hn::And(p0, low);
+  const auto low = hn::Set(du, 0xFFFFFFFFull);
+  for (; i + 2 * W <= n; i += 2 * W) {
+    hn::Vec<decltype(dh)> u[2][2];  // [half][u1, u2]
+    for (std::size_t h = 0; h < 2; ++h) {
+      auto c0 = hn::And(hn::Add(hn::Set(du, first + i + h * W), lane), low);  // mod 2^32
+      auto c1 = hn::Set(du, ctr.v[1]), c2 = hn::Set(du, ctr.v[2]), c3 = hn::Set(du, ctr.v[3]);
+      philox_lanes(du, c0, c1, c2, c3, k0, k1);
+      u[h][0] = hn::DemoteTo(dh, uniform_open01_lanes(dd, c0, c1));
+      u[h][1] = hn::DemoteTo(dh, uniform_open01_lanes(dd, c2, c3));
     }
-    hn::Vec<decltype(dd)> g0, g1;
-    box_muller(ops, uniform_open01_lanes(dd, c0, c1), uniform_open01_lanes(dd, c2, c3), g0, g1);
-    hn::StoreInterleaved2(g0, g1, dd, out + 2 * i);
+    hn::Vec<decltype(df)> g0, g1;
+    box_muller(ops, hn::Combine(df, u[1][0], u[0][0]), hn::Combine(df, u[1][1], u[0][1]), g0, g1);
+    hn::StoreInterleaved2(g0, g1, df, out + 2 * i);
   }
 #endif
   for (; i < n; ++i)
@@ -112,10 +129,10 @@ namespace detail {
 HWY_EXPORT(gaussian_pairs);
 }  // namespace detail
 
-void gaussians(const philox_stream& s, std::uint64_t begin, std::uint64_t end, double* out) {
+void gaussians(const philox_stream& s, std::uint64_t begin, std::uint64_t end, float* out) {
   if (begin >= end) return;
   detail::apply_simd_cap();
-  double pair[2];
+  float pair[2];
   if (begin & 1) {  // the second of a pair
     gaussian_pair(s.block(static_cast<std::uint32_t>(begin >> 1)), pair[0], pair[1]);
     *out++ = pair[1];

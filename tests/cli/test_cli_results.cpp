@@ -30,7 +30,7 @@ TEST_F(CliResults, TerminationAndHangUpEndASweepLikeCtrlC) {
         std::tuple{SIGINT, 130, "SIGINT"}}) {
     SCOPED_TRACE(name);
     const auto run = testing::run_and_interrupt(
-        {"simulate", "uncoded", "--backend", "cpu", "--ebn0", "0,12,13", "--max-fe", "5", "--json",
+        {"simulate", "uncoded", "--backend", "cpu", "--ebn0", "0,20,21", "--max-fe", "5", "--json",
          path("s.json"), "--csv", path("s.csv")},
         path("log"), std::chrono::milliseconds(2000), std::chrono::seconds(20), true, signal);
     EXPECT_EQ(run.status, status) << read_all(path("log"));
@@ -56,7 +56,7 @@ TEST_F(CliResults, TerminationAndHangUpEndASweepLikeCtrlC) {
 // (SIGKILL, a crash) leaves a file that does not look complete; a finished run says complete.
 TEST_F(CliResults, ReportsSayWhetherTheRunCompleted) {
   const auto killed = testing::run_and_interrupt(
-      {"simulate", "uncoded", "--backend", "cpu", "--ebn0", "0,12", "--max-fe", "5", "--json",
+      {"simulate", "uncoded", "--backend", "cpu", "--ebn0", "0,20", "--max-fe", "5", "--json",
        path("k.json")},
       path("log"), std::chrono::milliseconds(1500), std::chrono::seconds(20), true, SIGKILL);
   EXPECT_EQ(killed.status, -1);

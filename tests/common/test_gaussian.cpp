@@ -34,11 +34,11 @@ TEST(Gaussians, EveryTargetDrawsThePositionalValuesBitForBit) {
     for (const std::uint64_t frame : {0ull, 7ull, 0x123456789ull}) {
       const philox_stream s(0xfeedface12345ull, rng_channel, frame);
       for (const auto& [begin, end] : ranges) {
-        std::vector<double> got(end - begin);
+        std::vector<float> got(end - begin);
         gaussians(s, begin, end, got.data());
         for (std::uint64_t k = begin; k < end; ++k)
-          ASSERT_EQ(std::bit_cast<std::uint64_t>(got[k - begin]),
-                    std::bit_cast<std::uint64_t>(gaussian_at(s, k)))
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(got[k - begin]),
+                    std::bit_cast<std::uint32_t>(gaussian_at(s, k)))
               << "frame " << frame << ", k " << k;
       }
     }
@@ -49,49 +49,55 @@ TEST(Gaussians, EveryTargetDrawsThePositionalValuesBitForBit) {
 TEST(Gaussians, TheLastBlocksOfAStreamToo) {
   const philox_stream s(3, rng_channel, 1);
   const std::uint64_t end = std::uint64_t{1} << 33, begin = end - 101;
-  std::vector<double> got(end - begin);
+  std::vector<float> got(end - begin);
   gaussians(s, begin, end, got.data());
   for (std::uint64_t k = begin; k < end; ++k) ASSERT_EQ(got[k - begin], gaussian_at(s, k)) << k;
 }
 
-// The exact transform in long double, and the error of (g0, g1) against it in units of
-// r 2^-52 (the ulp of the radius: the components' absolute error scales with it).
-double error_in_radius_ulps(double u1, double u2) {
-  double g0, g1;
+// The exact transform in long double of the same float uniforms, and the error of (g0, g1)
+// against it in units of r 2^-23 (a float ulp of the radius: the components' absolute error
+// scales with it).
+double error_in_radius_ulps(float u1, float u2) {
+  float g0, g1;
   detail::box_muller(detail::scalar_box_muller_ops{}, u1, u2, g0, g1);
   const long double r = std::sqrt(-2.0L * std::log(static_cast<long double>(u1)));
   const long double theta = 2.0L * 3.14159265358979323846264338327950288L * u2;
-  const long double e0 = std::fabs(g0 - r * std::cos(theta)),
-                    e1 = std::fabs(g1 - r * std::sin(theta));
-  return static_cast<double>(std::max(e0, e1) / (r * 0x1p-52L));
+  const long double e0 = std::fabs(g0 - r * std::cos(theta));
+  const long double e1 = std::fabs(g1 - r * std::sin(theta));
+  return static_cast<double>(std::max(e0, e1) / (r * 0x1p-23L));
 }
 
 TEST(Gaussians, WithinAFewUlpsOfTheExactTransform) {
-  std::vector<double> u1s = {
-      0x1p-53,     0x1.8p-53,   1e-10,      0.25, 0.5, 0.7071067811865476, 0.7071067811865475,
-      1 - 0x1p-52, 1 - 0x1p-53, 1 - 0x1p-40};
-  std::vector<double> u2s = {0x1p-53, 0.5 - 0x1p-53, 0.5, 1 - 0x1p-53, 0.3};
-  for (int k = 1; k < 8; ++k) {  // the octant boundaries, and a cell either side
-    u2s.push_back(k / 8.0);
-    u2s.push_back(k / 8.0 - 0x1p-52);
-    u2s.push_back(k / 8.0 + 0x1p-52);
+  std::vector<float> u1s = {0x1p-53f,       0x1.8p-53f,     1e-10f,       0.25f,        0.5f,
+                            0x1.6a09e6p-1f, 0x1.6a09e4p-1f, 1 - 0x1p-24f, 1 - 0x1p-23f, 0.999f};
+  std::vector<float> u2s = {0x1p-53f, 0.5f - 0x1p-25f, 0.5f, 1 - 0x1p-24f, 0.3f, 1.0f};
+  for (int k = 1; k < 8; ++k) {  // the octant boundaries, and a float either side
+    u2s.push_back(k / 8.0f);
+    u2s.push_back(std::nextafter(k / 8.0f, 0.0f));
+    u2s.push_back(std::nextafter(k / 8.0f, 1.0f));
   }
   double worst = 0;
-  for (const double u1 : u1s)
-    for (const double u2 : u2s) worst = std::max(worst, error_in_radius_ulps(u1, u2));
+  for (const float u1 : u1s)
+    for (const float u2 : u2s) worst = std::max(worst, error_in_radius_ulps(u1, u2));
   std::mt19937_64 rng(2024);
   for (int i = 0; i < 200000; ++i) {
-    const std::uint64_t w = rng();
-    worst = std::max(worst, error_in_radius_ulps(uniform_open01(w >> 32, w & 0xffffffffu),
-                                                 uniform_open01(rng() >> 32, rng() & 0xffffffff)));
+    const std::uint64_t a = rng(), b = rng();
+    worst = std::max(
+        worst, error_in_radius_ulps(static_cast<float>(uniform_open01(a >> 32, a & 0xffffffffu)),
+                                    static_cast<float>(uniform_open01(b >> 32, b & 0xffffffffu))));
   }
   EXPECT_LT(worst, 4.0);
   // ln u1 alone, relative (near u1 = 1 it is tiny, and must stay accurate).
-  for (const double u1 : {0x1p-53, 0.3, 0.5, 0.9, 1 - 0x1p-40, 1 - 0x1p-53}) {
+  for (const float u1 : {0x1p-53f, 0.3f, 0.5f, 0.9f, 1 - 0x1p-20f, 1 - 0x1p-24f}) {
     const long double exact = std::log(static_cast<long double>(u1));
-    const double got = detail::exact_steps_log(detail::scalar_box_muller_ops{}, u1);
-    EXPECT_LT(std::fabs((got - exact) / exact), 4 * 0x1p-53L) << u1;
+    const float got = detail::exact_steps_log(detail::scalar_box_muller_ops{}, u1);
+    EXPECT_LT(std::fabs((got - exact) / exact), 4 * 0x1p-24L) << u1;
   }
+  // u1 = 1 (a uniform within 2^-25 of 1, rounded) is a zero radius, not a NaN.
+  float g0 = 1, g1 = 1;
+  detail::box_muller(detail::scalar_box_muller_ops{}, 1.0f, 0.3f, g0, g1);
+  EXPECT_EQ(g0, 0.0f);
+  EXPECT_EQ(g1, 0.0f);
 }
 
 // Pearson's chi-square over 40 cells of equal probability under N(0, 1), 10^6 draws: the
@@ -101,7 +107,7 @@ TEST(Gaussians, WithinAFewUlpsOfTheExactTransform) {
 TEST(Gaussians, AreStandardNormal) {
   const philox_stream s(42, rng_channel, 3);
   const std::size_t n = 1000000;
-  std::vector<double> g(n);
+  std::vector<float> g(n);
   gaussians(s, 0, n, g.data());
   constexpr int cells = 40;
   std::vector<double> edges;  // the cells' upper edges, by bisection on the Gaussian Q
@@ -115,7 +121,7 @@ TEST(Gaussians, AreStandardNormal) {
   }
   std::vector<double> count(cells, 0);
   std::size_t tails = 0;
-  for (const double x : g) {
+  for (const float x : g) {
     ++count[std::upper_bound(edges.begin(), edges.end(), x) - edges.begin()];
     tails += std::fabs(x) > 4;
   }

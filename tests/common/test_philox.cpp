@@ -101,7 +101,7 @@ TEST(Philox, BulkDrawsEqualThePositionalOnes) {
   const philox_stream s(99, rng_channel, 7);
   for (const auto& [begin, end] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{
            {0, 1}, {0, 2}, {1, 2}, {1, 6}, {3, 1000}, {128, 257}, {5, 5}}) {
-    std::vector<double> got(end - begin);
+    std::vector<float> got(end - begin);
     gaussians(s, begin, end, got.data());
     for (std::uint64_t k = begin; k < end; ++k) EXPECT_EQ(got[k - begin], gaussian_at(s, k)) << k;
     std::vector<std::uint8_t> bits(end - begin);

@@ -25,7 +25,7 @@ namespace {
 // Index map: thread t of the grid (grid-stride) handles position begin + t of `frame`.
 __global__ void draw_kernel(std::uint64_t seed, std::uint64_t frame, std::uint64_t begin,
                             std::size_t n, const std::uint8_t* bits, double sigma, double scale,
-                            double* g, float* f32, std::int8_t* i8) {
+                            float* g, float* f32, std::int8_t* i8) {
   const philox_stream noise(seed, rng_channel, frame);
   for (std::size_t t = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; t < n;
        t += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
@@ -45,7 +45,7 @@ TEST(AwgnCuda, TheDeviceDrawsTheHostsNoiseAndLlrsBitForBit) {
   for (auto& b : bits) b = rng() & 1;
   cuda::device_buffer<std::uint8_t> d_bits(n);
   d_bits.upload(bits.data(), n);
-  cuda::device_buffer<double> d_g(n);
+  cuda::device_buffer<float> d_g(n);
   cuda::device_buffer<float> d_f32(n);
   cuda::device_buffer<std::int8_t> d_i8(n);
   for (const std::uint64_t frame : {0ull, 5ull, (1ull << 32) + 3})
@@ -58,10 +58,10 @@ TEST(AwgnCuda, TheDeviceDrawsTheHostsNoiseAndLlrsBitForBit) {
         draw_kernel<<<1024, 256>>>(seed, frame, begin, n, d_bits.get(), sigma, scale, d_g.get(),
                                    d_f32.get(), d_i8.get());
         GPUFEC_CUDA_CHECK_LAUNCH("draw_kernel");
-        std::vector<double> g(n), host_g(n);
+        std::vector<float> g(n), host_g(n);
         std::vector<float> f32(n), host_f32(n);
         std::vector<std::int8_t> i8(n), host_i8(n);
-        GPUFEC_CUDA_CHECK(cudaMemcpy(g.data(), d_g.get(), n * sizeof(double), cudaMemcpyDefault));
+        GPUFEC_CUDA_CHECK(cudaMemcpy(g.data(), d_g.get(), n * sizeof(float), cudaMemcpyDefault));
         GPUFEC_CUDA_CHECK(
             cudaMemcpy(f32.data(), d_f32.get(), n * sizeof(float), cudaMemcpyDefault));
         GPUFEC_CUDA_CHECK(cudaMemcpy(i8.data(), d_i8.get(), n, cudaMemcpyDefault));
@@ -72,7 +72,7 @@ TEST(AwgnCuda, TheDeviceDrawsTheHostsNoiseAndLlrsBitForBit) {
         std::size_t differ = 0;
         for (std::size_t t = 0; t < n; ++t)
           differ +=
-              std::bit_cast<std::uint64_t>(g[t]) != std::bit_cast<std::uint64_t>(host_g[t]) ||
+              std::bit_cast<std::uint32_t>(g[t]) != std::bit_cast<std::uint32_t>(host_g[t]) ||
               std::bit_cast<std::uint32_t>(f32[t]) != std::bit_cast<std::uint32_t>(host_f32[t]) ||
               i8[t] != host_i8[t];
         EXPECT_EQ(differ, 0u) << "of " << n << " positions";
