@@ -56,15 +56,15 @@ void llr_lanes(const llr_chunk& c) {
   const hn::Rebind<std::int8_t, decltype(d)> di8;
   const hn::Rebind<float, decltype(d)> df;  // also the Gaussians' tag
   const std::size_t W = hn::Lanes(d);
-  const auto sigma = hn::Set(d, c.sigma), sigma2 = hn::Set(d, c.sigma * c.sigma);
-  const auto zero = hn::Zero(d), one = hn::Set(d, 1.0), two = hn::Set(d, 2.0);
+  const auto sigma = hn::Set(d, c.sigma), factor = hn::Set(d, llr_factor(c.sigma));
+  const auto zero = hn::Zero(d), one = hn::Set(d, 1.0);
   std::size_t i = 0;
   for (; i + W <= c.n; i += W) {
     const auto bit = hn::PromoteTo(d, hn::PromoteTo(di, hn::LoadU(du8, c.bits + i)));
     const auto x = hn::IfThenElse(hn::Gt(bit, zero), hn::Neg(one), one);  // bpsk_symbol
     const auto y =
         hn::Add(x, hn::Mul(sigma, hn::PromoteTo(d, hn::LoadU(df, c.g + i))));  // awgn_sample
-    const auto llr = hn::Div(hn::Mul(two, y), sigma2);                         // llr_from_sample
+    const auto llr = hn::Mul(y, factor);                                       // llr_from_sample
     if constexpr (Kind == llr_kind::f32) {
       hn::StoreU(hn::DemoteTo(df, llr), df, static_cast<float*>(c.out) + i);
     } else if constexpr (Kind == llr_kind::i8) {  // llr_to_int8: nearest, ties to even

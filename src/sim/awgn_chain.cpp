@@ -176,7 +176,7 @@ class cpu_awgn_chain final : public detail::stepped_chain {
 #pragma omp parallel for schedule(static)
     for (std::int64_t f = 0; f < frames; ++f) {
       const std::size_t at = static_cast<std::size_t>(f) * K;
-      outcomes[f] = score_symbols(decoded + at, info + at, K, 1);
+      outcomes[f] = score_bits(decoded + at, info + at, K);
     }
     return seconds;
   }

@@ -6,7 +6,8 @@
 //   rng_channel, frame), position), so a GPU thread per position draws what the CPU loop draws.
 // - Noise from the SNR: Es/N0 = R * m * Eb/N0 (R the code rate, m the bits per symbol) and
 //   sigma^2 = N0 / 2 = 1 / (2 * Es/N0), hence sigma = sqrt(1 / (2 * R * m * 10^(EbN0_dB / 10))).
-// - LLR: L = log(P(b = 0 | y) / P(b = 1 | y)) = 2y / sigma^2. Positive L means bit 0 is more
+// - LLR: L = log(P(b = 0 | y) / P(b = 1 | y)) = 2y / sigma^2, computed as y times the factor
+//   2 / sigma^2 (one rounding each, on every backend). Positive L means bit 0 is more
 // likely.
 // - int8 LLRs: q = round(L * scale) saturated to [-127, 127] (never -128, so -q is always valid).
 //   int8_llr_scale(sigma) maps the LLR of |y| = 1 + 3 sigma (a symbol three deviations beyond its
@@ -41,8 +42,13 @@ GPUFEC_HD_INLINE double awgn_received(std::uint64_t seed, std::uint64_t frame,
   return awgn_sample(bit, sigma, gaussian_at(noise, position));
 }
 
+// 2 / sigma^2, the factor of every LLR of a channel.
+GPUFEC_HD_INLINE double llr_factor(double sigma) {
+  return ieee_div(2.0, ieee_mul(sigma, sigma));
+}
+
 GPUFEC_HD_INLINE double llr_from_sample(double y, double sigma) {
-  return ieee_div(ieee_mul(2.0, y), ieee_mul(sigma, sigma));
+  return ieee_mul(y, llr_factor(sigma));
 }
 
 GPUFEC_HD_INLINE std::int8_t llr_to_int8(double llr, double scale) {

@@ -1,8 +1,10 @@
 // Packed bits, MSB first within each byte (the order of `xxd -b` and of most capture formats).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -12,5 +14,22 @@ namespace gpufec {
 std::vector<std::uint8_t> pack_bits(std::span<const std::uint8_t> bits);
 // Unpacks the first `count` bits; throws format_error if `packed` holds fewer.
 std::vector<std::uint8_t> unpack_bits(std::span<const std::uint8_t> packed, std::size_t count);
+
+namespace detail {
+// byte_bits[v][i] = bit i of v (LSB first), as 0 or 1.
+inline constexpr auto byte_bits = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> table{};
+  for (unsigned v = 0; v < 256; ++v)
+    for (unsigned i = 0; i < 8; ++i) table[v][i] = static_cast<std::uint8_t>((v >> i) & 1u);
+  return table;
+}();
+}  // namespace detail
+
+// The 64 bits of `word`, LSB first, as 64 bytes of 0 or 1: eight table lookups of eight bytes
+// (the simulators' source bits and encoders; a loop over the bits costs several times more).
+inline void word_to_bit_bytes(std::uint64_t word, std::uint8_t* out) {
+  for (int k = 0; k < 8; ++k)
+    std::memcpy(out + 8 * k, detail::byte_bits[(word >> (8 * k)) & 0xFFu].data(), 8);
+}
 
 }  // namespace gpufec

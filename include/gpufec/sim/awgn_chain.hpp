@@ -25,6 +25,7 @@
 
 #include "gpufec/common/backend.hpp"
 #include "gpufec/common/batch.hpp"
+#include "gpufec/common/bits.hpp"
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/common/enum_names.hpp"
 #include "gpufec/common/hd.hpp"
@@ -40,11 +41,17 @@ GPUFEC_HD_INLINE std::uint8_t source_bit(const philox_stream& source, std::uint6
 }
 
 // source_bit(source, i) for every i in [begin, end) into bits[0, end - begin): one Philox block
-// per 128 bits (source_bit alone draws a block for each).
+// per 128 bits (source_bit alone draws a block for each), whole blocks expanded by table.
 inline void source_bits(const philox_stream& source, std::uint64_t begin, std::uint64_t end,
                         std::uint8_t* bits) {
   for (std::uint64_t i = begin; i < end;) {
     const philox4x32_ctr w = source.block(static_cast<std::uint32_t>(i >> 7));
+    if ((i & 127) == 0 && end - i >= 128) {
+      word_to_bit_bytes(w.v[0] | (std::uint64_t{w.v[1]} << 32), bits + (i - begin));
+      word_to_bit_bytes(w.v[2] | (std::uint64_t{w.v[3]} << 32), bits + (i - begin) + 64);
+      i += 128;
+      continue;
+    }
     const std::uint64_t last = std::min<std::uint64_t>(end, (i | 127) + 1);
     for (; i < last; ++i)
       bits[i - begin] = static_cast<std::uint8_t>((w.v[(i >> 5) & 3] >> (i & 31)) & 1u);
