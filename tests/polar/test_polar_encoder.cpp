@@ -2,6 +2,8 @@
 // the seed's constant-geometry drawing, systematic encoding and the batch form.
 #include <gtest/gtest.h>
 
+#include <span>
+#include <string>
 #include <vector>
 
 #include "gpufec/common/error.hpp"
@@ -86,6 +88,37 @@ TEST(PolarEncoder, SystematicCodewordsCarryTheInformationAndAreCodewords) {
       for (auto j : code.frozen_positions()) ASSERT_EQ(u[j], 0) << spec << " frame " << f;
     }
   }
+}
+
+// The encoders (64 positions a word) against the definition on bytes, u G_N by polar_transform
+// (and, systematic, the frozen positions cleared and transformed again), for every length from 2
+// (below a word) to 4096, both encodings, random information, single and batch calls.
+TEST(PolarEncoder, PackedEncodersEqualTheTransformOnBytes) {
+  philox_stream bits(17, rng_source, 1);
+  for (std::uint32_t N = 2; N <= 4096; N *= 2)
+    for (const encoding e : {encoding::non_systematic, encoding::systematic}) {
+      const polar_code code(N, N / 2 + 1 - (N == 2), construction_spec::parse("ga:2"), e);
+      SCOPED_TRACE("N = " + std::to_string(N) + (code.systematic() ? ", systematic" : ""));
+      const std::size_t frames = 5, K = code.K();
+      std::vector<std::uint8_t> info(frames * K), expected(frames * N), got(frames * N);
+      for (auto& b : info) b = static_cast<std::uint8_t>(bits.next_bit());
+      for (std::size_t f = 0; f < frames; ++f) {
+        std::span<std::uint8_t> x(expected.data() + f * N, N);
+        for (std::size_t k = 0; k < K; ++k) x[code.info_positions()[k]] = info[f * K + k];
+        polar_transform(x);
+        if (code.systematic()) {
+          for (const auto j : code.frozen_positions()) x[j] = 0;
+          polar_transform(x);
+        }
+        encode(code, std::span<const std::uint8_t>(info.data() + f * K, K),
+               std::span<std::uint8_t>(got.data() + f * N, N));
+      }
+      ASSERT_EQ(got, expected);
+      std::vector<std::uint8_t> batch(frames * N);
+      encode(code, batch_view<std::uint8_t>::uniform(info.data(), frames, K),
+             batch_span<std::uint8_t>::uniform(batch.data(), frames, N));
+      ASSERT_EQ(batch, expected);
+    }
 }
 
 TEST(PolarEncoder, BatchEqualsSingleCallsAndRejectsBadInput) {
