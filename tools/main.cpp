@@ -22,6 +22,7 @@
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
 #include "gpufec/common/provenance.hpp"
+#include "sim_bench_command.hpp"
 
 namespace gpufec::cli {
 namespace {
@@ -307,6 +308,17 @@ int run(int argc, char** argv) {
     }
   }
   add_channel_commands(*channel, actions);
+  {
+    CLI::App* cmd = bench->add_subcommand(
+        "sim", "the simulation chain of every family against its decoder (Mb/s and ratio)");
+    cmd->footer(
+        std::string("\nExamples:\n  gpufec bench sim                       every workload, CPU "
+                    "and (with a GPU) CUDA\n  gpufec bench sim --workloads conv-int8 --seconds 5 "
+                    "--backend cpu --json sim.json\n") +
+        exit_statuses);
+    add_bench_options(*cmd, bench_common);
+    actions.emplace_back(cmd, sim_bench_command(*cmd, bench_common));
+  }
 
   if (argc <= 1) {  // a bare `gpufec`: its usage, and the status of a bad command line
     std::cerr << app.help();
