@@ -120,6 +120,25 @@ TEST(StoppingRule, StopsAtTheMaxFeThErrorFrameEvenWhenTheBatchOvershoots) {
   }
 }
 
+// Counts past 32 bits: frames of 2^32 information bits, every one wrong (K may be 2^32), and a
+// point of 10^12 bits, counted exactly; and a frame's own count on its bits.
+TEST(Counts, ExceedThirtyTwoBits) {
+  const std::uint64_t K = std::uint64_t{1} << 32;
+  point_counter counter({0, 300, 0}, frame_shape{K, K, 1, false});
+  std::vector<frame_outcome> outcomes(300, frame_outcome{K, K, false});
+  EXPECT_EQ(counter.add(outcomes), 300u);
+  EXPECT_EQ(counter.frames, 300u);
+  EXPECT_EQ(counter.frame_errors, 300u);
+  EXPECT_EQ(counter.bit_errors, 300 * K);  // 1.29e12
+  EXPECT_EQ(counter.symbol_errors, 300 * K);
+  static_assert(sizeof(frame_outcome::bit_errors) == 8 &&
+                sizeof(frame_outcome::symbol_errors) == 8);
+  const std::vector<std::uint8_t> sent = {0, 1, 1, 0, 1}, decided = {1, 1, 0, 0, 0};
+  const frame_outcome o = score_bits(decided.data(), sent.data(), sent.size());
+  EXPECT_EQ(o.bit_errors, 3u);
+  EXPECT_EQ(o.symbol_errors, 3u);
+}
+
 TEST(StoppingRule, StopsAtMaxFramesAndRunsNoFrameBeyond) {
   scripted_family fam = errors_at_3_5_9_20();
   options opt;

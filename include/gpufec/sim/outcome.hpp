@@ -9,9 +9,10 @@
 
 namespace gpufec::sim {
 
+// 64-bit counts: a frame may hold 2^32 information bits, all of them wrong.
 struct frame_outcome {
-  std::uint32_t bit_errors = 0;     // information bits in error
-  std::uint32_t symbol_errors = 0;  // q-ary message symbols in error (== bit_errors when binary)
+  std::uint64_t bit_errors = 0;     // information bits in error
+  std::uint64_t symbol_errors = 0;  // q-ary message symbols in error (== bit_errors when binary)
   bool undecodable = false;         // the decoder could not decode it (counted as a frame error)
 };
 
@@ -46,7 +47,7 @@ inline frame_outcome score_bits(const std::uint8_t* decided, const std::uint8_t*
   std::uint64_t errors = 0;
   for (std::size_t i = 0; i < n; ++i) errors += (decided[i] ^ sent[i]) & 1u;
   frame_outcome o;
-  o.bit_errors = o.symbol_errors = static_cast<std::uint32_t>(errors);
+  o.bit_errors = o.symbol_errors = errors;
   return o;
 }
 

@@ -49,17 +49,18 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
 __global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
                              const std::uint8_t* __restrict__ decoded,
                              const std::uint8_t* __restrict__ info,
-                             std::uint32_t* __restrict__ errors) {
-  __shared__ std::uint32_t frame_errors;
+                             unsigned long long* __restrict__ errors) {
+  __shared__ unsigned long long frame_errors;
   for (std::uint64_t f = blockIdx.x; f < frames; f += gridDim.x) {
     if (threadIdx.x == 0) frame_errors = 0;
     __syncthreads();
-    std::uint32_t mine = 0;
+    unsigned long long mine = 0;  // a warp may hold 2^32 errors of a frame
     for (std::uint64_t i = threadIdx.x; i < K; i += blockDim.x)
       mine += decoded[f * K + i] != info[f * K + i];
     for (int offset = warpSize / 2; offset > 0; offset /= 2)
       mine += __shfl_down_sync(0xffffffffu, mine, offset);
-    if ((threadIdx.x % warpSize) == 0 && mine) atomicAdd(&frame_errors, mine);
+    if ((threadIdx.x % warpSize) == 0 && mine)
+      atomicAdd(&frame_errors, static_cast<unsigned long long>(mine));
     __syncthreads();
     if (threadIdx.x == 0) errors[f] = frame_errors;
     __syncthreads();
@@ -127,8 +128,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
                                                        errors_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("count_kernel");
     host_errors_.resize(n);
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_errors_.data(), errors_.get(), n * sizeof(std::uint32_t),
-                                      cudaMemcpyDeviceToHost, stream_));
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_errors_.data(), errors_.get(),
+                                      n * sizeof(errors_.get()[0]), cudaMemcpyDeviceToHost,
+                                      stream_));
     stream_.synchronize();
     for (std::size_t f = 0; f < n; ++f) outcomes[f] = {host_errors_[f], host_errors_[f], false};
     return cuda::seconds_between(start_, stop_);
@@ -182,10 +184,10 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   cuda::stream stream_;
   cuda::event start_, stop_;
   cuda::device_buffer<std::uint8_t> info_, coded_, decoded_;
-  cuda::device_buffer<unsigned char> llr_;  // the decoder's input, of code_.llr's kind
-  cuda::device_buffer<std::uint32_t> errors_;
+  cuda::device_buffer<unsigned char> llr_;          // the decoder's input, of code_.llr's kind
+  cuda::device_buffer<unsigned long long> errors_;  // per frame (K may be 2^32)
   std::vector<std::uint8_t> host_info_, host_coded_;
-  std::vector<std::uint32_t> host_errors_;
+  std::vector<unsigned long long> host_errors_;
 };
 
 std::unique_ptr<chain> make_cuda_awgn_chain(const binary_code& code, double ebn0_db,
