@@ -13,6 +13,7 @@
 #include "gpufec/sim/simulator.hpp"
 #include "gpufec/sync/simulation.hpp"
 #include "gpufec/uncoded/uncoded.hpp"
+#include "median.hpp"
 
 namespace gpufec::sim_bench {
 namespace {
@@ -77,11 +78,7 @@ const std::vector<workload>& workloads() {
   return all;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+using bench::median;
 
 bench_row run_row(const workload& w, backend where, const bench_config& cfg) {
   bench_row row;

@@ -11,15 +11,12 @@
 
 #include "gpufec/common/device.hpp"
 #include "gpufec/sync/simulation.hpp"
+#include "median.hpp"
 
 namespace gpufec::sync {
 namespace {
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
+using bench::median;
 
 std::size_t count_errors(const decode_output& out, const std::vector<std::uint32_t>& messages,
                          std::size_t frames) {
