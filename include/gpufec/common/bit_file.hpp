@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -35,6 +36,8 @@ enum class bit_format { automatic, text, packed, framed };
 
 // The first bytes of a framed file.
 inline constexpr std::string_view framed_magic{"GPFSYNC1", 8};
+// The bytes a bit_reader reads and a bit_writer buffers at a time.
+inline constexpr std::size_t bit_file_chunk_bytes = std::size_t{1} << 16;
 
 // The frames of a whole file. frame_bits 0: frames as the file delimits them (text: its lines;
 // framed: its frames; packed: one frame of every bit, 8 per byte). frame_bits F > 0: frames of
