@@ -30,23 +30,7 @@
 // that a cycle's stores and a traceback cycle's loads are one base plus constant offsets and a
 // warp's rows start on distinct banks. Bytes = (ring + 1) * T * words * 4.
 //
-// Why it is exact. Metrics are kept non-negative and below 2^15: every branch metric carries the
-// bias kBranchBias beta = 128 beta (so it lies in [0, m], m = 256 beta, for int8 LLRs in
-// [-128, 127]: never negative, so no half of a packed sum borrows from the other, even for
-// -128, which 127 beta would let through); the metrics are renormalized every
-// renorm_cycles cycles by subtracting their minimum; a known start state begins at kStart and the
-// others at 0. Adding one constant to every branch metric of a stage, or subtracting one from
-// every metric, changes no comparison; and with metrics in [0, 2^15) the int16x2 sums never wrap,
-// and the 32-bit sum A + (BM + 0x80008000) - Y never carries between halves, so its bit 15 (31)
-// says X >= Y of the low (high) half exactly (with 0x7fff in the high half, bit 31 says X > Y:
-// the phase-0 stage's swapped high halves, step()). Bounds: K-1 stages after the start every
-// state is reachable from every other, so the spread of the metrics is at most (K-1) m, which is
-// what a renormalization leaves as the largest; before the first one the largest is at most
-// kStart plus what the stages add. n cycles add at most n (K-1) m, and a candidate sum one more
-// m: renorm_cycles is the largest n (at most 8) that keeps max(kStart, (K-1) m) + n (K-1) m + m
-// below 2^15 (K = 7, beta = 2: 7 cycles, 30 208 at most; beta = 3: 5). The start offset 8192
-// exceeds every spread (K <= 7, beta <= 4: at most 6144), so an excluded state never beats one
-// reached from the known start (as the CPU's excluded metric never does).
+// Why it is exact: register_metrics.cuh (the metrics' bias, renormalization and bounds).
 #pragma once
 
 #include <cstdint>
@@ -54,56 +38,12 @@
 
 #include "conv/cuda/kernels/register_lanes.cuh"
 #include "conv/cuda/kernels/register_layout.cuh"
+#include "conv/cuda/kernels/register_metrics.cuh"
 #include "conv/cuda/kernels/register_pack.cuh"
 #include "conv/cuda/kernels/register_traceback.cuh"
 #include "conv/cuda/kernels/tiled_params.cuh"
 
 namespace gpufec::conv::detail::regs {
-
-constexpr unsigned kStart = 8192;      // the known start state's metric; the others start at 0
-constexpr unsigned kBranchBias = 128;  // per LLR: a branch metric's bias (header comment)
-// The header comment's bound, for n cycles between renormalizations: the largest candidate sum
-// stays below 2^15, and the start offset exceeds the spread.
-// A cycle is `phases` stages (K - 1, or 6 on four lanes).
-constexpr bool top_metric_ok(int K, int phases, int beta, int n) {
-  const int m = 2 * static_cast<int>(kBranchBias) * beta, spread = (K - 1) * m;
-  const int top = static_cast<int>(kStart) > spread ? static_cast<int>(kStart) : spread;
-  return static_cast<int>(kStart) > spread && top + n * phases * m + m < (1 << 15);
-}
-// The decision sums' bias: bit 15 (31) of X - Y + kDecisionBias says X >= Y of the low (high)
-// half; 0x7fff in the high half instead makes bit 31 say X > Y.
-constexpr unsigned kDecisionBias = 0x80008000u, kStrictHighBias = 0x7fff8000u;
-
-// Tagged decisions (rate 1/2 codes on one lane, an even cycle; tile_run::tagged): metrics are
-// kept times kTagScale, and the two bits below are free for tags. In the stages of a pair (a
-// "group": stages 2i and 2i + 1 of a cycle) the candidate from the lower predecessor carries the
-// tag 2^j at stage j of the group, the upper one none, so that the add-max itself decides: bit j
-// of the new metric is the decision, and where both sums are equal the tagged one is larger
-// (lower wins ties, as in the reference). The bits below bit j are the winner's earlier tags
-// (less than 2^j), which neither outweigh a tag nor a scaled metric step of 4: X - Y = 4 d +
-// 2^j + (g_X - g_Y) with |g_X - g_Y| < 2^j is positive for d >= 0 and negative for d < 0. After
-// the group, bits 0 and 1 of state s's metric are the decisions along s's survivor path, what a
-// traceback step through both stages needs (register_traceback.cuh, group_tracer); they are
-// stored as fields and cleared. So the stage needs no decision sums and the pack no byte
-// permutes: a mask, a shift-add and a subtract per register and group.
-// Range: cleared metrics are 4 (the biased metric) exactly, whose spread is at most
-// kTagSpread = 4 (K-1) m once K-1 stages have passed, as at every cycle's end. Each cycle's first
-// stage takes max(state 0's metric - kTagSpread, 0) off every candidate, which leaves every
-// metric in [0, 2 kTagSpread], and a cycle adds at most P (4 m + 3): 36 882 at K = 7, above
-// 2^15, so the tagged add-max compares as uint16 (__viaddmax_u16x2; the 32-bit sums' halves stay
-// below 2^16 and never carry). (A renormalization per group, as int16 needs, cost a cycle 56 more
-// ALU instructions: K = 7 rate 1/2 +2.5% without, bench/RESULTS.md 2026-11-28.) A known start
-// state begins at kTagStart, above what P stages add to any other (so no other start wins a
-// survivor), and kTagStart plus a cycle's sums stays below 2^16. best() needs the largest metric
-// within 0x8003 of every other: kTagStart plus a cycle's sums inside a tile's first cycle from
-// the known start (every metric is non-negative), kTagSpread + 3 after.
-constexpr unsigned kTagScale = 4, kFieldMask = 0x00030003u, kTagStart = 16384;
-constexpr bool tag_range_ok(int K, int phases, int beta) {
-  const int m = 2 * static_cast<int>(kBranchBias) * beta, step = 4 * m + 3;
-  const int spread = 4 * (K - 1) * m, start = static_cast<int>(kTagStart);
-  return start > phases * step && 2 * spread + phases * step < (1 << 16) &&
-         start + phases * step <= 0x8003 && spread + 3 <= 0x8003;
-}
 
 template <class Spec, bool Punctured>
 struct tile_run {
@@ -173,84 +113,14 @@ struct tile_run {
                stages);
   }
 
-  // Loads the beta LLRs of the next stage (0 where punctured) and steps the cursor on.
-  __device__ __forceinline__ void load_stage(int (&dst)[beta]) {
-    if constexpr (Punctured) {
-      const unsigned mask = __ldg(p.phase_mask + phase);
-      long long at = period_start + __ldg(p.phase_base + phase);
-#pragma unroll
-      for (int b = 0; b < beta; ++b) dst[b] = (mask >> b) & 1u ? llr[at++] : 0;
-      if (++phase == p.period) {
-        phase = 0;
-        period_start += p.sent_per_period;
-      }
-    } else {
-#pragma unroll
-      for (int b = 0; b < beta; ++b) dst[b] = llr[ts * beta + b];
-    }
-    if (++ts == p.N) {
-      ts = 0;
-      phase = 0;
-      period_start = 0;
-    }
-  }
-
-  // The next cycle's LLRs (only `count` < P stages of it when the tile ends inside it).
-  __device__ __forceinline__ void load_cycle(int (&dst)[P][beta], int count) {
-    if (count >= P) {
-#pragma unroll
-      for (int k = 0; k < P; ++k) load_stage(dst[k]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < P; ++k)
-        if (k < count) load_stage(dst[k]);
-    }
-  }
-  // The next cycle's bytes as raw words (word_loads): aligned words, or bytes packed (shift 0).
-  __device__ __forceinline__ void fetch(unsigned (&raw)[RW], int& shift, int count) {
-    if (words_ok) {
-      const auto at = reinterpret_cast<std::uintptr_t>(llr + ts * beta);
-      const auto* words = reinterpret_cast<const unsigned*>(at & ~std::uintptr_t{3});
-#pragma unroll
-      for (int w = 0; w < RW; ++w) raw[w] = __ldg(words + w);
-      shift = static_cast<int>(at & 3u) * 8;
-      ts += P;
-      return;
-    }
-    int bytes[P][beta];
-    load_cycle(bytes, count);
-#pragma unroll
-    for (int w = 0; w < RW; ++w) raw[w] = 0;
-#pragma unroll
-    for (int k = 0; k < P; ++k)
-#pragma unroll
-      for (int b = 0; b < beta; ++b) {
-        const int j = k * beta + b;
-        if (k < count) raw[j / 4] |= (static_cast<unsigned>(bytes[k][b]) & 0xffu) << (8 * (j % 4));
-      }
-    shift = 0;
-  }
-  // L from a cycle's raw words: byte j of the cycle, sign-extended (prmt's sign mode).
-  __device__ __forceinline__ void unpack(const unsigned (&raw)[RW], int shift) {
-    unsigned u[RW - 1];
-#pragma unroll
-    for (int w = 0; w + 1 < RW; ++w) u[w] = __funnelshift_r(raw[w], raw[w + 1], shift);
-#pragma unroll
-    for (int k = 0; k < P; ++k)
-#pragma unroll
-      for (int b = 0; b < beta; ++b) {
-        const int j = k * beta + b, q = j % 4;
-        int v;
-#ifdef __CUDA_ARCH__
-        asm("prmt.b32 %0, %1, 0, %2;"
-            : "=r"(v)
-            : "r"(u[j / 4]), "r"(q | (q | 8) << 4 | (q | 8) << 8 | (q | 8) << 12));
-#else
-        v = static_cast<std::int8_t>(u[j / 4] >> (8 * q));  // the host emulation's prmt
-#endif
-        L[k][b] = v;
-      }
-  }
+  // The LLR loads (register_loads.cuh): the next stage's beta LLRs (0 where punctured), the
+  // cursor stepped on; the next cycle's (only `count` < P stages of it when the tile ends inside
+  // it); the next cycle's bytes as raw words (word_loads: aligned words, or bytes packed, shift
+  // 0); L from a cycle's raw words.
+  __device__ __forceinline__ void load_stage(int (&dst)[beta]);
+  __device__ __forceinline__ void load_cycle(int (&dst)[P][beta], int count);
+  __device__ __forceinline__ void fetch(unsigned (&raw)[RW], int& shift, int count);
+  __device__ __forceinline__ void unpack(const unsigned (&raw)[RW], int shift);
 
   // The best state at the present layout phase Q (the lowest among equal metrics). Which halves
   // hold the largest metric, as pack() places decisions: top - metric >= 0 in each half (no
@@ -679,3 +549,6 @@ __global__ void register_viterbi_kernel(tiled_params p) {
 }
 
 }  // namespace gpufec::conv::detail::regs
+
+// tile_run's LLR loads, declared in the class.
+#include "conv/cuda/kernels/register_loads.cuh"  // IWYU pragma: keep
