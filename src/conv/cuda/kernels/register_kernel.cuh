@@ -8,8 +8,8 @@
 // K = 9 runs on four threads per tile (lane_spec), each holding 64 of the 256 states and running
 // the K = 7 cycle on them, with what the lanes add in register_lanes.cuh. A stage's decisions
 // are packed into survivor words by register_pack.cuh; on rate 1/2 codes on one lane the add-max
-// itself decides, with tagged metrics (the comment above kTagScale), and the walk steps two stages
-// at a time (group_tracer).
+// itself decides, with tagged metrics (register_metrics.cuh, the comment above kTagScale), and
+// the walk steps two stages at a time (group_tracer).
 //
 // The stages run in cycles of P = K-1 (the register layout's period), fully unrolled, with no
 // branch inside a cycle: the engine runs this kernel only on tile shapes whose f, f0 (or f when
@@ -53,18 +53,19 @@ struct tile_run {
   // with two values per stage (measured: +3% at rate 1/2; at rate 1/3 the extra branch-metric
   // forms cost 40 registers and 3%, and K = 5 has FMA-pipe work enough).
   static constexpr bool fma_decision_sums = beta == 2 && K == 7;
-  // Cycles between renormalizations (the bound in the header comment).
+  // Cycles between renormalizations (the bound in register_metrics.cuh).
   static constexpr int renorm_cycles = [] {
     int n = 8;
     while (n > 1 && !top_metric_ok(Spec::code_K, P, beta, n)) --n;
     return n;
   }();
   static_assert(top_metric_ok(Spec::code_K, P, beta, renorm_cycles),
-                "the metric bound fails (header comment)");
+                "the metric bound fails (register_metrics.cuh)");
 
   static constexpr int lanes = Spec::lanes;
-  // Tagged decisions (the comment above kTagScale): two values per stage, one lane, whole groups
-  // in a cycle. Others (rate 1/3, K = 9 on four lanes) take decision sums and byte permutes.
+  // Tagged decisions (register_metrics.cuh, the comment above kTagScale): two values per stage, one
+  // lane, whole groups in a cycle. Others (rate 1/3, K = 9 on four lanes) take decision sums and
+  // byte permutes.
   static constexpr bool tagged = lanes == 1 && beta == 2 && P % 2 == 0;
   static constexpr unsigned scale = tagged ? kTagScale : 1u;
   static constexpr int kTagSpread =
@@ -229,7 +230,8 @@ struct tile_run {
 
   // The decision sums' bias at stage k: bit 15 (31) says "the slot without the top bit wins,
   // ties included", or, where the lane's ties are strict (lane_group), X > Y: 0x7fff per half.
-  // The add-max: uint16 on tagged metrics (their range, above kTagScale), else int16.
+  // The add-max: uint16 on tagged metrics (their range: register_metrics.cuh, above kTagScale),
+  // else int16.
   __device__ __forceinline__ static unsigned add_max(unsigned a, unsigned b, unsigned c) {
     if constexpr (tagged)
       return __viaddmax_u16x2(a, b, c);
@@ -380,8 +382,8 @@ struct tile_run {
   }
   // Tagged: the end of a group (stage k of a cycle, k odd): its fields go to the ring, and the
   // next group's first stage takes them off the metrics it reads; at the cycle's end, also the
-  // renormalization (the comment above kTagScale), which the next cycle's first stage takes off.
-  // State 0 is register 0's low half at every phase.
+  // renormalization (register_metrics.cuh, the comment above kTagScale), which the next cycle's
+  // first stage takes off. State 0 is register 0's low half at every phase.
   template <int k>
   __device__ __forceinline__ void end_group(unsigned (&next)[R]) {
     if constexpr (k == P - 1)

@@ -186,7 +186,7 @@ __device__ __noinline__ void trace_subframe(const unsigned* row, int ring_slots,
   tr.trace(start, slot, state);
 }
 
-// The tagged kernel's traceback (register_kernel.cuh, kTagScale): the ring holds, per group of
+// The tagged kernel's traceback (register_metrics.cuh, kTagScale): the ring holds, per group of
 // two stages (a cycle's stages 2i, 2i + 1, at the ring slots of both), each state's field: bit j
 // is the decision at stage j of the group along the state's survivor path (1: from the lower
 // predecessor), at bit 2 (r mod 8) + 16 h of word r / 8, r and h the state's register and half at
