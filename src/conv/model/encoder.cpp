@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "gpufec/common/bits.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv {
@@ -27,6 +28,16 @@ std::vector<std::uint16_t> zero_input_power(const conv_code& code, std::size_t s
     step.swap(tmp);
   }
   return power;
+}
+
+// The low 32 bits of x at the even bit positions (bit i to bit 2i), the odd ones zero.
+std::uint64_t spread_bits(std::uint64_t x) {
+  x &= 0xFFFFFFFFull;
+  x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+  x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+  x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
+  x = (x | x << 2) & 0x3333333333333333ull;
+  return (x | x << 1) & 0x5555555555555555ull;
 }
 
 }  // namespace
@@ -145,6 +156,12 @@ void encoder::encode_words(std::span<const std::uint8_t> info,
       out[b] = o;
     }
     previous = word;
+    if (all_sent && beta == 2 && n == 64) {  // rate 1/2: the streams' bits interleaved, by table
+      word_to_bit_bytes(spread_bits(out[0]) | spread_bits(out[1]) << 1, &coded[k]);
+      word_to_bit_bytes(spread_bits(out[0] >> 32) | spread_bits(out[1] >> 32) << 1, &coded[k + 64]);
+      k += 128;
+      continue;
+    }
     if (all_sent) {
       for (std::size_t i = 0; i < n; ++i)
         for (int b = 0; b < beta; ++b) coded[k++] = static_cast<std::uint8_t>((out[b] >> i) & 1u);
