@@ -107,7 +107,7 @@ void awgn_llrs(std::uint64_t seed, std::uint64_t frame, std::uint64_t begin, std
   gpufec::detail::apply_simd_cap();
   const philox_stream noise(seed, rng_channel, frame);
   const double scale = kind == llr_kind::i8 ? int8_llr_scale(sigma) : 0.0;
-  const std::size_t bytes = kind == llr_kind::f32 ? sizeof(float) : 1;
+  const std::size_t bytes = llr_bytes(kind);
   // Chunks small enough for their Gaussians to stay in the L1 cache between the two passes.
   constexpr std::size_t kChunk = 1024;
   float g[kChunk];

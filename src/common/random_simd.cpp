@@ -46,9 +46,10 @@ struct simd_box_muller_ops {
   void split_exponent(V x, V& m, V& e) const {  // as scalar_box_muller_ops's
     const hn::RebindToUnsigned<D> du;
     const auto b = hn::BitCast(du, x);
-    m = hn::BitCast(d, hn::Or(hn::And(b, hn::Set(du, 0x007FFFFFu)), hn::Set(du, 0x3F800000u)));
-    e = hn::Sub(hn::BitCast(d, hn::Or(hn::ShiftRight<23>(b), hn::Set(du, 0x4B000000u))),
-                hn::Set(d, 0x1.0000fep+23f));
+    namespace k = box_muller_constants;
+    m = hn::BitCast(d, hn::Or(hn::And(b, hn::Set(du, k::mantissa_bits)), hn::Set(du, k::one_bits)));
+    e = hn::Sub(hn::BitCast(d, hn::Or(hn::ShiftRight<23>(b), hn::Set(du, k::two23_bits))),
+                hn::Set(d, k::two23_plus_bias));
   }
 };
 
@@ -70,8 +71,8 @@ HWY_INLINE void philox_lanes(DU du, hn::Vec<DU>& c0, hn::Vec<DU>& c1, hn::Vec<DU
                              hn::Vec<DU>& c3, const std::uint64_t (&k0)[10],
                              const std::uint64_t (&k1)[10]) {
   const hn::Repartition<std::uint32_t, DU> d32;
-  const auto m0 = hn::BitCast(d32, hn::Set(du, 0xD2511F53u));
-  const auto m1 = hn::BitCast(d32, hn::Set(du, 0xCD9E8D57u));
+  const auto m0 = hn::BitCast(d32, hn::Set(du, philox_m0));
+  const auto m1 = hn::BitCast(d32, hn::Set(du, philox_m1));
   const auto low = hn::Set(du, 0xFFFFFFFFull);
   for (int r = 0; r < 10; ++r) {  // philox4x32_10, lane by lane
     const auto p0 = hn::MulEven(m0, hn::BitCast(d32, c0));
@@ -97,8 +98,8 @@ void gaussian_pairs(const philox_stream& s, std::uint32_t first, std::size_t n, 
   const philox4x32_ctr ctr = s.counter(0);
   std::uint64_t k0[10], k1[10];
   for (int r = 0; r < 10; ++r) {
-    k0[r] = static_cast<std::uint32_t>(key.v[0] + static_cast<std::uint32_t>(r) * 0x9E3779B9u);
-    k1[r] = static_cast<std::uint32_t>(key.v[1] + static_cast<std::uint32_t>(r) * 0xBB67AE85u);
+    k0[r] = static_cast<std::uint32_t>(key.v[0] + static_cast<std::uint32_t>(r) * philox_w0);
+    k1[r] = static_cast<std::uint32_t>(key.v[1] + static_cast<std::uint32_t>(r) * philox_w1);
   }
   const auto lane = hn::Iota(du, 0);
   const auto low = hn::Set(du, 0xFFFFFFFFull);

@@ -153,7 +153,7 @@ class cpu_awgn_chain final : public detail::stepped_chain {
       coded = out;
     }
     // Channel: BPSK + AWGN, then the decoder's input (docs/simulator.md's frame contract).
-    const std::size_t bytes = detail::llr_bytes(code_.llr);
+    const std::size_t bytes = llr_bytes(code_.llr);
     unsigned char* const llr = llr_.ensure(n * N * bytes);
     if (!for_each_block(n, N, stop, [&](std::size_t f, std::size_t begin, std::size_t end) {
           const std::size_t at = f * N + begin;

@@ -23,16 +23,11 @@ inline std::size_t frames_for(const binary_code& code, backend where) {
 
 fields chain_details(const binary_code& code, double sigma, const binary_decoder& decoder);
 
-// Bytes of one LLR of `kind`.
-inline std::size_t llr_bytes(llr_kind kind) {
-  return kind == llr_kind::f32 ? sizeof(float) : 1;
-}
-
 // Bytes a chain holds per frame: the information bits and their decisions, the transmitted bits
 // (when encoded) and the decoder's input.
 inline std::size_t chain_bytes_per_frame(const binary_code& code) {
   return 2 * code.info_bits + (code.encode ? code.coded_bits : 0) +
-         code.coded_bits * llr_bytes(code.llr);
+         code.coded_bits * gpufec::llr_bytes(code.llr);
 }
 
 // Throws out_of_memory when not even one frame fits in `available` bytes of `where`'s memory.

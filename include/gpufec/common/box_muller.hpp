@@ -47,6 +47,10 @@ inline constexpr float sqrt2 = 0x1.6a09e6p+0f;
 inline constexpr float ln2_hi = 0x1.62e4p-1f;  // 17 significant bits
 inline constexpr float ln2_lo = 0x1.7f7d1cp-20f;
 inline constexpr float pi_over_4 = 0x1.921fb6p-1f;
+// split_exponent's bits: a float's mantissa field, 1.0f, 2^23, and 2^23 + 127 (the bias).
+inline constexpr std::uint32_t mantissa_bits = 0x007FFFFFu, one_bits = 0x3F800000u,
+                               two23_bits = 0x4B000000u;
+inline constexpr float two23_plus_bias = 0x1.0000fep+23f;
 }  // namespace box_muller_constants
 
 // Horner's rule, c0 + z (c1 + z (c2 + ...)), evaluated from the highest coefficient down. The
@@ -167,9 +171,10 @@ struct scalar_box_muller_ops {
   // x = 2^e m, m in [1, 2), for a positive normal x. e exactly, without an integer conversion:
   // the biased exponent E < 2^8 as the low bits of 2^23 + E, less 2^23 + 127.
   GPUFEC_HD_INLINE void split_exponent(float x, float& m, float& e) const {
+    namespace k = box_muller_constants;
     const std::uint32_t b = bits(x);
-    m = from_bits((b & 0x007FFFFFu) | 0x3F800000u);
-    e = sub(from_bits((b >> 23) | 0x4B000000u), 0x1.0000fep+23f);
+    m = from_bits((b & k::mantissa_bits) | k::one_bits);
+    e = sub(from_bits((b >> 23) | k::two23_bits), k::two23_plus_bias);
   }
 };
 

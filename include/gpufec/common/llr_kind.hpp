@@ -3,12 +3,18 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 
 #include "gpufec/common/enum_names.hpp"
 
 namespace gpufec {
 
 enum class llr_kind { f32, i8, hard };
+
+// Bytes of one decoder input of `kind`.
+constexpr std::size_t llr_bytes(llr_kind kind) {
+  return kind == llr_kind::f32 ? sizeof(float) : 1;
+}
 
 }  // namespace gpufec
 

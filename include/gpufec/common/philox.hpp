@@ -18,9 +18,13 @@ struct philox4x32_key {
   std::uint32_t v[2];
 };
 
+// The round's multipliers and the key's Weyl increments (Salmon et al.), also for the bulk draws
+// on SIMD lanes (src/common/random_simd.cpp).
+inline constexpr std::uint32_t philox_m0 = 0xD2511F53u, philox_m1 = 0xCD9E8D57u;
+inline constexpr std::uint32_t philox_w0 = 0x9E3779B9u, philox_w1 = 0xBB67AE85u;
+
 GPUFEC_HD_INLINE philox4x32_ctr philox4x32_10(philox4x32_ctr c, philox4x32_key k) {
-  constexpr std::uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
-  constexpr std::uint32_t W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
+  constexpr std::uint32_t M0 = philox_m0, M1 = philox_m1, W0 = philox_w0, W1 = philox_w1;
   for (int round = 0; round < 10; ++round) {
     const std::uint64_t p0 = static_cast<std::uint64_t>(M0) * c.v[0];
     const std::uint64_t p1 = static_cast<std::uint64_t>(M1) * c.v[2];

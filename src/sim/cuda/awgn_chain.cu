@@ -116,7 +116,7 @@ class cuda_awgn_chain final : public detail::stepped_chain {
       encode(n);
       coded = coded_.get();
     }
-    llr_.resize(std::max(llr_.size(), n * N * detail::llr_bytes(code_.llr)));
+    llr_.resize(std::max(llr_.size(), n * N * llr_bytes(code_.llr)));
     launch_channel(first, n, coded);
     start_.record(stream_);
     detail::decode_as(*decoder_, code_.llr, llr_.get(), n, N,
