@@ -3,11 +3,8 @@
 #include "gpufec/common/device.hpp"
 
 #include <omp.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "common/device_queries.hpp"
 
@@ -23,19 +20,6 @@ build_info get_build_info() {
   b.cuda_runtime_version = q ? q->runtime_version() : 0;
   b.openmp_max_threads = omp_get_max_threads();
   return b;
-}
-
-std::size_t available_host_memory() {
-  std::ifstream meminfo("/proc/meminfo");
-  for (std::string line; std::getline(meminfo, line);) {
-    std::istringstream words(line);
-    std::string key;
-    std::size_t kib = 0;
-    if (words >> key >> kib && key == "MemAvailable:") return kib * 1024;
-  }
-  const long pages = ::sysconf(_SC_AVPHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page)
-                               : static_cast<std::size_t>(-1);
 }
 
 std::string bytes_text(std::size_t bytes) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +23,23 @@ namespace gpufec::testing {
 struct cli_result {
   int status = -1;     // the exit status, or -1 when killed by a signal
   std::string output;  // stdout and stderr together
+};
+
+// Sets an environment variable for the scope (the runs it starts inherit it), then restores it.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) had_ = true, old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~scoped_env() { had_ ? ::setenv(name_, old_.c_str(), 1) : ::unsetenv(name_); }
+  scoped_env(const scoped_env&) = delete;
+  scoped_env& operator=(const scoped_env&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
 };
 
 // `stdout_to`: where standard output goes instead of the result (a file); stderr is still read.

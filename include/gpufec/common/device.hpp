@@ -30,9 +30,11 @@ struct cuda_device_info {
   int registers_per_block = 0;
 };
 
-// Bytes of host memory a new allocation can take now without swapping (Linux: MemAvailable of
-// /proc/meminfo; elsewhere the free physical pages). Plans check their needs against it before
-// allocating, so a request that cannot fit fails at once with a message, not a crash.
+// Bytes of host memory a new allocation can take now without swapping: the least of Linux's
+// MemAvailable (elsewhere the free physical pages), the headroom under the limits of the
+// process's memory cgroups (a container's or a batch job's), and GPUFEC_MEMORY_LIMIT when set
+// ("64G", "512M", bytes). Plans check their needs against it before allocating, so a request that
+// cannot fit fails at once with a message, not a crash or the OOM killer.
 std::size_t available_host_memory();
 // "1.5 GiB", "320 MiB", "12 KiB", "100 B": sizes in messages.
 std::string bytes_text(std::size_t bytes);
