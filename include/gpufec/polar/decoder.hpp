@@ -147,8 +147,10 @@ class decoder_plan {
   // iterations (BP; optional): one entry per frame, the iterations run (the one after which the
   // G-matrix check first held, or `iterations`). Throws invalid_argument for a wrong shape or
   // output kind, and for a NaN or infinite LLR (naming frame and position) before decoding any.
-  // `stop`, when requested, ends the call between BP iterations (CUDA: between chunks) within a
-  // fraction of a second, throwing gpufec::stopped (the outputs are then not to be used).
+  // `stop`, when requested, ends the call within a fraction of a second, throwing
+  // gpufec::stopped (the outputs are then not to be used): on the CPU between BP iterations; on
+  // CUDA the running launch takes no more codewords and, beyond N = 2048, leaves the ones it holds
+  // at their next iteration (also with device views, which wait on the default stream).
   void decode(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
               std::span<std::uint32_t> iterations = {}, const stop_token& stop = {});
   // Soft outputs (options.output info_llrs: K per frame; codeword_llrs: N per frame).
@@ -163,6 +165,14 @@ class decoder_plan {
               std::uint32_t* iterations = nullptr);
   void decode_soft(batch_view<float> llr, batch_span<float> soft, cuda_stream stream,
                    std::uint32_t* iterations = nullptr);
+  // Waits for the work queued on `stream`. A `stop` requested first ends the running launch
+  // within a fraction of a second (as decode's) and throws gpufec::stopped: the outputs of the
+  // calls queued on `stream` are then not to be used. A CPU plan returns at once.
+  void wait(cuda_stream stream, const stop_token& stop = {});
+  // BP on CUDA: the iterations run by the frames of the device-path calls made without an
+  // iterations array since the last call, summed (calls on one stream at a time; waits for the
+  // device). 0 for a CPU plan.
+  std::uint64_t device_iterations();
   // A CUDA plan's device path timed without CUDA in the caller: the host batch is copied to the
   // device once, decoded once to warm up and `repeats` times more, each timed with CUDA events
   // (decoder only); the outputs of the last call are copied back. Returns the median seconds.

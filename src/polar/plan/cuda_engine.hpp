@@ -22,7 +22,12 @@ class bp_device_engine : public polar_engine {
  public:
   // `r`'s pointers are device memory; queued on `stream` (asynchronous).
   virtual void decode_device(const decode_request& r, cuda_stream stream) = 0;
-  virtual void wait(cuda_stream stream) = 0;
+  // Waits for the work queued on `stream`; a `stop` (null: none) that comes first ends the
+  // launch early (its outputs not to be used) and throws gpufec::stopped.
+  virtual void wait(cuda_stream stream, const stop_token* stop) = 0;
+  // The iterations of the device-path frames decoded without an iterations array since the last
+  // call, summed (waits for the device).
+  virtual std::uint64_t device_iterations() = 0;
   // The device path timed on `frames` host frames copied to the device once: the median of
   // `repeats` decode calls after a warm-up (CUDA events, decoder only), outputs copied back.
   virtual double time_device(const decode_request& host, int repeats) = 0;

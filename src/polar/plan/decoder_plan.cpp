@@ -292,6 +292,14 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft, cu
   device_->decode_device(request_for(llr, soft, iterations), stream);
 }
 
+void decoder_plan::wait(cuda_stream stream, const stop_token& stop) {
+  if (device_) device_->wait(stream, &stop);
+}
+
+std::uint64_t decoder_plan::device_iterations() {
+  return device_ ? device_->device_iterations() : 0;
+}
+
 double decoder_plan::time_device(batch_view<float> llr, batch_span<std::uint8_t> info_bits,
                                  std::span<std::uint32_t> iterations, int repeats) {
   require(device_ != nullptr, "time_device needs a CUDA plan (this one runs on the CPU)");
@@ -312,7 +320,7 @@ void decoder_plan::decode(batch_view<float> llr, batch_span<std::uint8_t> info_b
     require(iterations.empty(),
             "iterations of a device batch: use decode(..., stream, iterations)");
     decode(llr, info_bits, cuda_stream{}, nullptr);
-    device_->wait(nullptr);
+    device_->wait(cuda_stream{}, &stop);
     return;
   }
   require(!info_bits.on_device(), "polar decode: host batches (the bits are in device memory)");
@@ -328,7 +336,7 @@ void decoder_plan::decode_soft(batch_view<float> llr, batch_span<float> soft,
   if (device_ && llr.on_device() && soft.on_device()) {
     require(iterations.empty(), "iterations of a device batch: use decode_soft(..., stream, ...)");
     decode_soft(llr, soft, cuda_stream{}, nullptr);
-    device_->wait(nullptr);
+    device_->wait(cuda_stream{}, &stop);
     return;
   }
   require(!soft.on_device(), "polar decode_soft: host batches (the outputs are in device memory)");

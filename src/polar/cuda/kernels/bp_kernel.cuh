@@ -20,6 +20,11 @@ struct bp_batch_params {
   const std::uint8_t* frozen = nullptr;  // [N]
 };
 
+// A stop: the host sets a launch's work counter to this (beyond any batch) while it runs, so that
+// every slot's next claim finds no frame and the launch ends after the codewords in hand; the
+// memory kernel with poll_stop also leaves between two iterations of them.
+inline constexpr unsigned long long bp_stop_counter = 1ull << 62;
+
 struct bp_kernel_params : bp_batch_params {
   const std::uint32_t* info = nullptr;  // [K], ascending
   unsigned char* scratch = nullptr;     // global layout: slot regions; null: shared layout
@@ -32,6 +37,9 @@ struct bp_kernel_params : bp_batch_params {
   int max_iterations = 0;
   bool early_stop = false, systematic = false, replace = true;
   bool left_first = true;  // the lr-rl schedule (else rl-lr)
+  // Look for bp_stop_counter every iteration (codes long enough for one codeword's iterations to
+  // take a noticeable time; shorter ones stop at their next claim).
+  bool poll_stop = false;
 };
 
 // The bytes of one codeword's region: L and R, (m + 1) N floats each, then u^, x^ and u^ G_N,
@@ -58,7 +66,8 @@ inline unsigned bp_header_bytes(unsigned slots) {
 // __syncthreads (all butterflies of a stage read only columns the stage does not write), and the
 // decisions, the G-matrix check and the outputs follow decide()/decode_one() step for step.
 // Barriers: every thread runs every loop (bounds depend on m and the plan only); work is
-// predicated on the slot holding a frame, so no barrier is divergent.
+// predicated on the slot holding a frame, so no barrier is divergent. A stop seen by thread 0
+// (poll_stop) reaches every thread through the barrier's reduction, so all leave together.
 template <class Rule>
 __global__ void __launch_bounds__(1024) polar_bp_kernel(bp_kernel_params p, Rule rule) {
   extern __shared__ __align__(16) unsigned char shared[];
@@ -93,7 +102,13 @@ __global__ void __launch_bounds__(1024) polar_bp_kernel(bp_kernel_params p, Rule
       for (unsigned s = 0; s < p.slots; ++s)
         frame_of[s] = base + s < p.frames ? static_cast<long long>(base + s) : -2;
     }
-    __syncthreads();
+    if (p.poll_stop) {
+      if (__syncthreads_or(threadIdx.x == 0 && *static_cast<volatile const unsigned long long*>(
+                                                   p.next) >= bp_stop_counter))
+        break;
+    } else {
+      __syncthreads();
+    }
     const long long fetched = frame_of[slot];
     if (fetched != frame) it = 0;
     frame = fetched;
