@@ -53,6 +53,9 @@ class encoder {
   void encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) const;
   // The state a tail-biting frame starts and ends in (0 for the other terminations).
   unsigned start_state(std::span<const std::uint8_t> info) const;
+  // Tail-biting: [s] is the start state of a frame that ends in s when started in state 0 (empty
+  // for the other terminations).
+  std::span<const std::uint16_t> tailbiting_starts() const { return tailbiting_start_; }
 
  private:
   conv_code code_;

@@ -20,6 +20,13 @@ struct launch_shape {
   // Blocks for a grid-stride loop over `items` (one item per thread): enough for every item, at
   // most one wave (the loop takes the rest), at least one.
   int grid_stride_blocks(int sm_count, unsigned long long items) const;
+  // A grid of x blocks along each of `frames` frames of `items` (one per thread) and y frames at
+  // a time, for kernels that stride over both: x covers a frame's items up to a wave, y the
+  // frames up to a wave in all (at most 65535), each at least one.
+  struct frame_grid {
+    unsigned x = 1, y = 1;
+  };
+  frame_grid frame_blocks(int sm_count, unsigned long long items, unsigned long long frames) const;
 };
 
 // "block 256 (32 x 8), shared 4096 B, 3 blocks/SM"

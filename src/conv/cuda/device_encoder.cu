@@ -1,0 +1,99 @@
+// The CUDA convolutional encoder (plan/device_encoder.hpp): the encoder's tables copied to the
+// device once, then per batch a kernel for the start states where a frame has one to find
+// (tail-biting, or any recursive code: its register bits), and a kernel over the coded bits.
+#include <algorithm>
+#include <limits>
+
+#include "common/cuda/device_buffer.cuh"
+#include "common/cuda/occupancy.cuh"
+#include "conv/cuda/kernels/encoder_kernels.cuh"
+#include "conv/plan/device_encoder.hpp"
+#include "gpufec/common/error.hpp"
+
+namespace gpufec::conv::detail {
+namespace {
+
+class cuda_encoder final : public device_encoder {
+ public:
+  explicit cuda_encoder(const encoder& e)
+      : units_(make_encoder_units(e)),
+        limits_(cuda::current_device_limits()),
+        start_shape_(cuda::suggested_shape(frame_start_kernel)),
+        narrow_(units_.coded_bits <= std::numeric_limits<std::uint32_t>::max() / 2 &&
+                units_.info_bits <= std::numeric_limits<std::uint32_t>::max() / 2),
+        bits_shape_(narrow_ ? cuda::suggested_shape(coded_bits_kernel<std::uint32_t>)
+                            : cuda::suggested_shape(coded_bits_kernel<std::uint64_t>)) {
+    const auto slots = puncture_slots(e);
+    slots_.resize(slots.size());
+    slots_.upload(slots.data(), slots.size());
+    if (units_.recursive) {
+      const auto parity = feedback_parities(e);
+      parity_.resize(parity.size());
+      parity_.upload(parity.data(), parity.size());
+    }
+    if (units_.recursive && units_.tail_biting) {
+      const auto starts = e.tailbiting_starts();
+      tailbiting_start_.resize(starts.size());
+      tailbiting_start_.upload(starts.data(), starts.size());
+    }
+  }
+
+  void encode(batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded,
+              cuda_stream stream) override {
+    require(info.is_uniform() && info.on_device() && coded.on_device(),
+            "the CUDA conv encoder takes uniform device batches");
+    require(info.stride == units_.info_bits && coded.stride == units_.coded_bits &&
+                coded.frames() == info.frames(),
+            "the CUDA conv encoder: ", info.frames(), " frames of ", info.stride, " bits into ",
+            coded.frames(), " of ", coded.stride, "; the frame holds ", units_.info_bits,
+            " bits and sends ", units_.coded_bits);
+    const std::size_t frames = info.frames();
+    if (frames == 0) return;
+    const cudaStream_t s = stream;
+    const std::uint8_t* bits = info.data;
+    const bool starts = units_.recursive || units_.tail_biting;
+    if (starts) {
+      start_.resize(std::max(start_.size(), frames));
+      if (units_.recursive)
+        registers_.resize(std::max(registers_.size(), frames * units_.info_bits));
+      frame_start_kernel<<<start_shape_.grid_stride_blocks(limits_.sm_count, frames),
+                           start_shape_.threads, 0, s>>>(
+          units_, info.data, parity_.get(), tailbiting_start_.get(), frames, start_.get(),
+          units_.recursive ? registers_.get() : nullptr);
+      GPUFEC_CUDA_CHECK_LAUNCH("frame_start_kernel");
+      if (units_.recursive) bits = registers_.get();
+    }
+    // Blocks along x cover a frame's coded bits, frames along y (a wave in all).
+    const int threads = bits_shape_.threads;
+    const auto grid = bits_shape_.frame_blocks(limits_.sm_count, units_.coded_bits, frames);
+    const dim3 blocks(grid.x, grid.y);
+    const unsigned* start = starts ? start_.get() : nullptr;
+    if (narrow_)
+      coded_bits_kernel<std::uint32_t>
+          <<<blocks, threads, 0, s>>>(units_, slots_.get(), bits, start, frames, coded.data);
+    else
+      coded_bits_kernel<std::uint64_t>
+          <<<blocks, threads, 0, s>>>(units_, slots_.get(), bits, start, frames, coded.data);
+    GPUFEC_CUDA_CHECK_LAUNCH("coded_bits_kernel");
+  }
+
+ private:
+  encoder_units units_;
+  cuda::device_limits limits_;
+  cuda::launch_shape start_shape_;
+  bool narrow_;
+  cuda::launch_shape bits_shape_;
+  cuda::device_buffer<std::uint32_t> slots_;
+  cuda::device_buffer<std::uint8_t> parity_, registers_;
+  cuda::device_buffer<std::uint16_t> tailbiting_start_;
+  cuda::device_buffer<unsigned> start_;
+};
+
+std::unique_ptr<device_encoder> make_cuda_encoder(const encoder& e) {
+  return std::make_unique<cuda_encoder>(e);
+}
+
+const register_cuda_backend<device_encoder_entry> registered{&make_cuda_encoder};
+
+}  // namespace
+}  // namespace gpufec::conv::detail
