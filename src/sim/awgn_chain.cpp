@@ -192,7 +192,7 @@ class cpu_awgn_chain final : public detail::stepped_chain {
 }  // namespace
 
 std::size_t chain_batch_frames(std::size_t info_bits, std::size_t coded_bits, backend where) {
-  const std::size_t values = where == backend::cuda ? std::size_t{1} << 24 : std::size_t{1} << 20;
+  const std::size_t values = where == backend::cuda ? std::size_t{1} << 28 : std::size_t{1} << 20;
   return std::max<std::size_t>(1, values / std::max<std::size_t>({coded_bits, info_bits, 1}));
 }
 

@@ -63,6 +63,8 @@ class stepped_chain : public chain {
 
  protected:
   explicit stepped_chain(std::size_t step) : step_(step) {}
+  std::size_t step() const { return step_; }
+  void set_step(std::size_t step) { step_ = std::max<std::size_t>(step, 1); }
   // Frames [first, first + n) into outcomes[0, n); returns the decoder's seconds, or nothing when
   // `stop` ended the step before its frames were done.
   virtual std::optional<double> run_step(std::uint64_t first, std::size_t n,

@@ -42,10 +42,6 @@ struct sim_setup {
   backend where = backend::cpu;  // cpu, cuda or automatic (choose_backend)
 };
 
-// How the chain for a setup feeds a CUDA decoder: true when its LLRs are made on the GPU and
-// decoded in device memory (int8 LLRs), false when they come from host memory.
-bool device_llrs(const sim_setup& s);
-
 // Checks the setup as the chain will use it (the code, the pattern's rows, the frame length for
 // the termination, a recursive code that cannot tail-bite the frame length, the options, the
 // backend) and throws invalid_argument naming the field (backend_unavailable for cuda without a

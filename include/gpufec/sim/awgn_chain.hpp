@@ -66,6 +66,9 @@ class binary_decoder {
  public:
   virtual ~binary_decoder() = default;
   virtual std::size_t max_batch() const = 0;
+  // The frames per call that keep the decoder's device full (its plan's choice), at most
+  // max_batch(). The CUDA chain runs steps of this many frames.
+  virtual std::size_t preferred_batch() const { return max_batch(); }
   // LLRs of the transmitted bits (frames of coded_bits) into information bits (0 or 1, frames of
   // info_bits).
   virtual void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
@@ -99,9 +102,11 @@ struct binary_code {
   void validate() const;  // throws invalid_argument naming the bad field
 };
 
-// The frames per batch the chain on `where` (cpu or cuda) runs and plans its decoder for: about
-// 2^20 values a batch on the CPU (cache-sized stages), 2^24 on CUDA (a device's worth of work),
-// at least one frame. A family that reports its plan's choices plans for the same batch.
+// The frames per batch the chain on `where` (cpu or cuda) plans its decoder for: about 2^20
+// values a batch on the CPU (cache-sized stages), 2^28 on CUDA (waves of the largest decoders:
+// the CUDA chain then steps by the decoder's preferred batch, within what the device's free
+// memory holds), at least one frame. A family that reports its plan's choices plans for the same
+// batch.
 std::size_t chain_batch_frames(std::size_t info_bits, std::size_t coded_bits, backend where);
 
 // The chain for one Eb/N0 point. `where` is cpu or cuda (a CUDA chain needs a CUDA build and

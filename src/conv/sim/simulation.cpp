@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "conv/plan/device_encoder.hpp"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/common/error.hpp"
@@ -22,9 +23,13 @@ class plan_decoder final : public sim::binary_decoder {
       : plan_(s.code, s.pattern, s.frame_bits, s.term, s.options, where, max_batch) {}
 
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
-  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream,
+  std::size_t preferred_batch() const override { return plan_.summary().preferred_batch; }
+  void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
               const stop_token& stop) override {
-    plan_.decode(llr, bits, stop);
+    if (llr.on_device())
+      plan_.decode(llr, bits, stream);  // made int8 on the device, as the host path makes them
+    else
+      plan_.decode(llr, bits, stop);
   }
   void decode(batch_view<std::int8_t> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
               const stop_token& stop) override {
@@ -33,9 +38,12 @@ class plan_decoder final : public sim::binary_decoder {
     else
       plan_.decode(llr, bits, stop);
   }
-  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits, cuda_stream,
-                   const stop_token& stop) override {
-    plan_.decode_hard(received, bits, stop);
+  void decode_hard(batch_view<std::uint8_t> received, batch_span<std::uint8_t> bits,
+                   cuda_stream stream, const stop_token& stop) override {
+    if (received.on_device())
+      plan_.decode_hard(received, bits, stream);
+    else
+      plan_.decode_hard(received, bits, stop);
   }
   sim::fields details() const override {
     const plan_summary& s = plan_.summary();
@@ -82,10 +90,6 @@ std::string llr_rule(const sim_setup& s, decoder_kind decoder) {
 
 }  // namespace
 
-bool device_llrs(const sim_setup& s) {
-  return s.llr == llr_kind::i8;
-}
-
 void validate(const sim_setup& s) {
   const backend where = choose_backend(s.options, s.where).where;
   (void)encoder(s.code, s.pattern, s.frame_bits, s.term);  // frame length, tail-biting start
@@ -102,6 +106,14 @@ sim::binary_code binary_code(const sim_setup& s) {
   c.encode = [enc](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
     enc->encode(info, coded);
   };
+  // The CUDA encoder, made on the first device batch (a CPU chain never asks for it).
+  auto device = std::make_shared<std::unique_ptr<detail::device_encoder>>();
+  c.encode_device = [enc, device](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded,
+                                  cuda_stream stream) {
+    if (!*device)
+      *device = cuda_factory<detail::device_encoder_entry>("the CUDA conv encoder")(*enc);
+    (*device)->encode(info, coded, stream);
+  };
   // The plan runs on the setup's backend whichever chain asks: the CPU chain hands a CUDA plan
   // host batches (float and hard input), the CUDA chain device batches (int8).
   const backend where = choose_backend(s.options, s.where).where;
@@ -115,9 +127,8 @@ sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
   where_ = choose_backend(setup_.options, setup_.where).where;
   const frame_shape shape =
       encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term).shape();
-  // The batch of the chain make_chain builds (the CUDA chain for device LLRs, else the CPU's).
-  const gpufec::backend chain =
-      where_ == gpufec::backend::cuda && device_llrs(setup_) ? where_ : gpufec::backend::cpu;
+  // The batch of the chain make_chain builds (the chain runs where the decoder does).
+  const gpufec::backend chain = where_;
   resolved_ =
       resolve(setup_, where_, sim::chain_batch_frames(shape.info_bits, shape.coded_bits, chain));
 }
@@ -171,21 +182,18 @@ sim::fields sim_family::parameters() const {
   if (where_ == gpufec::backend::cuda) {
     f.emplace_back("device", device_name());
     f.emplace_back("cuda_kernel", resolved_.kernel);
-    f.emplace_back("llr_path", device_llrs(s)
-                                   ? "device: int8 LLRs made on the GPU, the plan's device path"
-                                   : "host: LLRs made on the CPU, copied to the GPU per batch of "
-                                     "about 2^20 LLRs");
+    f.emplace_back("llr_path",
+                   "device: the whole chain on the GPU, the plan's device path (float and hard "
+                   "input made int8 there as on the host)");
   }
   return f;
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {
   validate_point(ebn0_db);
-  // The CUDA chain when the plan can take its LLRs where it makes them (int8 in device memory);
-  // otherwise the CPU chain, whose host batches a CUDA plan copies to the GPU.
-  const bool on_device = where_ == gpufec::backend::cuda && device_llrs(setup_);
-  return sim::make_awgn_chain(
-      binary_code(setup_), on_device ? gpufec::backend::cuda : gpufec::backend::cpu, ebn0_db, seed);
+  // The whole chain on the decoder's backend: the CUDA plan's device path takes every kind of
+  // LLR in device memory.
+  return sim::make_awgn_chain(binary_code(setup_), where_, ebn0_db, seed);
 }
 
 }  // namespace gpufec::conv

@@ -14,16 +14,17 @@
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/polar/encoder.hpp"
+#include "polar/plan/device_encoder.hpp"
 
 namespace gpufec::polar {
 
 namespace {
 
-// The chain's decoder: a hard-output plan on the CPU or on CUDA (host batches: the chain's LLRs
-// are the CPU chain's, so both backends decode the same floats). BP calls report the iterations
+// The chain's decoder: a hard-output plan on the CPU or on CUDA (host batches from the CPU chain,
+// device batches from the CUDA chain: the same floats either way). BP calls report the iterations
 // each frame ran; their sum and the frames decoded give the point's mean (asked for once its
 // frames are done: a chain, and so this decoder, lives for one point). Device batches (a CUDA
-// chain) are decoded on the chain's stream without iteration counts.
+// chain) are decoded on the chain's stream, their iterations summed on the device.
 class plan_decoder final : public sim::binary_decoder {
  public:
   plan_decoder(const polar_code& code, const decoder_options& options, backend where,
@@ -33,13 +34,15 @@ class plan_decoder final : public sim::binary_decoder {
 
   using sim::binary_decoder::decode;
   std::size_t max_batch() const override { return plan_.summary().max_batch; }
+  std::size_t preferred_batch() const override { return plan_.summary().preferred_batch; }
 
   void decode(batch_view<float> llr, batch_span<std::uint8_t> bits, cuda_stream stream,
               const stop_token& stop) override {
     if (llr.on_device()) {
       plan_.decode(llr, bits, stream);
+      plan_.wait(stream, stop);  // many iterations of a long code: a stop ends the launch
+      if (!iterations_.empty()) iterations_sum_ += plan_.device_iterations();
       frames_ += llr.frames();
-      uncounted_ = true;
       return;
     }
     if (iterations_.empty()) {
@@ -64,7 +67,7 @@ class plan_decoder final : public sim::binary_decoder {
     d.emplace_back("decoder_threads", s.threads);
     d.emplace_back("decoded_frames", frames_);
     if (!iterations_.empty())
-      d.emplace_back("mean_iterations", frames_ && !uncounted_
+      d.emplace_back("mean_iterations", frames_
                                             ? nlohmann::json(static_cast<double>(iterations_sum_) /
                                                              static_cast<double>(frames_))
                                             : nlohmann::json());
@@ -75,7 +78,6 @@ class plan_decoder final : public sim::binary_decoder {
   decoder_plan plan_;
   std::vector<std::uint32_t> iterations_;  // one per frame of a call (BP); empty for SC
   std::uint64_t iterations_sum_ = 0, frames_ = 0;
-  bool uncounted_ = false;  // device batches ran: their iterations were not counted
 };
 
 // The shortest decimal that reads back as `v` (0.9f reports as 0.9, not 0.89999997615814209).
@@ -106,6 +108,14 @@ sim::binary_code binary_code(const polar_code& code, const decoder_options& opti
   c.llr = llr_kind::f32;
   c.encode = [code](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded) {
     encode(code, info, coded);
+  };
+  // The CUDA encoder, made on the first device batch (a CPU chain never asks for it).
+  auto device = std::make_shared<std::unique_ptr<detail::device_encoder>>();
+  c.encode_device = [code, device](batch_view<std::uint8_t> info, batch_span<std::uint8_t> coded,
+                                   cuda_stream stream) {
+    if (!*device)
+      *device = cuda_factory<detail::device_encoder_entry>("the CUDA polar encoder")(code);
+    (*device)->encode(info, coded, stream);
   };
   // A CUDA chain's decoder is a CUDA plan; a CPU chain's is the plan of `decoder_where`.
   c.decoder = [code, options, planned](
@@ -166,9 +176,9 @@ void sim_family::validate_point(double ebn0_db) const {
 }
 
 std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t seed) const {
-  // The chain (source, encoder, channel, LLRs) runs on the CPU for both backends; the decoder
-  // is the family's (binary_code).
-  return sim::make_awgn_chain(binary_, gpufec::backend::cpu, ebn0_db, seed);
+  // The whole chain (source, encoder, channel, LLRs, decoder, counts) on the backend of the
+  // decoder: the frames are the same on both (docs/simulator.md).
+  return sim::make_awgn_chain(binary_, where_, ebn0_db, seed);
 }
 
 }  // namespace gpufec::polar

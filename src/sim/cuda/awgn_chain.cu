@@ -14,33 +14,67 @@
 namespace gpufec::sim {
 namespace {
 
-// source_kernel: a grid-stride loop over the batch's information bits t = f * K + i (frame f,
-// bit i), one thread per bit.
+// source_kernel. Index map: frame f = blockIdx.y (+ gridDim.y per round), word w =
+// blockIdx.x * blockDim.x + threadIdx.x (+ the grid's x extent per round) of its K bits: the
+// thread draws the frame's 32-bit source word w (one Philox output) and writes bits 32w ..
+// 32w + 31 (< K) of info[f * K ..], as four-byte stores when K is a multiple of 4.
 __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t K,
-                              std::uint64_t total, std::uint8_t* __restrict__ info) {
+                              std::uint64_t frames, std::uint8_t* __restrict__ info) {
+  const std::uint64_t words = (K + 31) / 32;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       t < total; t += stride)
-    info[t] = source_bit(philox_stream(seed, rng_source, first + t / K), t % K);
+  const bool aligned = K % 4 == 0;
+  for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
+    const philox_stream source(seed, rng_source, first + f);
+    std::uint8_t* out = info + f * K;
+    for (std::uint64_t w = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         w < words; w += stride) {
+      const std::uint32_t v = u32_at(source, w);
+      const std::uint64_t begin = 32 * w, n = K - begin < 32 ? K - begin : 32;
+      if (aligned && n == 32) {
+        auto* four = reinterpret_cast<std::uint32_t*>(out + begin);
+        for (int q = 0; q < 8; ++q) {
+          const std::uint32_t nibble = v >> (4 * q);
+          four[q] = (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
+        }
+      } else {
+        for (std::uint64_t i = 0; i < n; ++i) out[begin + i] = (v >> i) & 1u;
+      }
+    }
+  }
 }
 
-// channel_kernel<Out>: a grid-stride loop over the batch's transmitted bits t = f * N + j: the
-// decoder's input for bit j of frame f (float LLR, int8 LLR or hard decision).
+// channel_kernel<Out>. Index map: frame f = blockIdx.y (+ gridDim.y per round), pair p =
+// blockIdx.x * blockDim.x + threadIdx.x (+ the grid's x extent per round) of its N transmitted
+// bits: the thread draws the Gaussian pair of Philox block p of the frame's noise stream (what
+// awgn_received reads at positions 2p and 2p + 1) and writes the decoder's input for those bits
+// (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..].
 template <class Out>
 __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t N,
-                               std::uint64_t total, double sigma, double scale,
+                               std::uint64_t frames, double sigma, double scale,
                                const std::uint8_t* __restrict__ coded, Out* __restrict__ out) {
+  const std::uint64_t pairs = (N + 1) / 2;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       t < total; t += stride) {
-    const double llr = channel::llr_from_sample(
-        channel::awgn_received(seed, first + t / N, t % N, coded[t], sigma), sigma);
-    if constexpr (sizeof(Out) == 4)
-      out[t] = static_cast<float>(llr);
-    else if constexpr (std::is_same_v<Out, std::int8_t>)
-      out[t] = channel::llr_to_int8(llr, scale);
-    else
-      out[t] = channel::hard_decision(static_cast<float>(llr));
+  const double factor = channel::llr_factor(sigma);
+  for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
+    const philox_stream noise(seed, rng_channel, first + f);
+    const std::uint8_t* x = coded + f * N;
+    Out* y = out + f * N;
+    for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         p < pairs; p += stride) {
+      float g[2];
+      gaussian_pair(noise.block(static_cast<std::uint32_t>(p)), g[0], g[1]);
+      for (int h = 0; h < 2; ++h) {
+        const std::uint64_t j = 2 * p + h;
+        if (j >= N) break;
+        const double llr = ieee_mul(channel::awgn_sample(x[j], sigma, g[h]), factor);
+        if constexpr (sizeof(Out) == 4)
+          y[j] = static_cast<float>(llr);
+        else if constexpr (std::is_same_v<Out, std::int8_t>)
+          y[j] = channel::llr_to_int8(llr, scale);
+        else
+          y[j] = channel::hard_decision(static_cast<float>(llr));
+      }
+    }
   }
 }
 
@@ -69,7 +103,8 @@ __global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
 
 class cuda_awgn_chain final : public detail::stepped_chain {
  public:
-  // About 2^24 transmitted bits per decoder call: enough to fill any current GPU.
+  // The decoder planned for about 2^28 values a call; the steps are its preferred batch (the
+  // frames that fill the device for it), as far as half the free device memory holds them.
   cuda_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
       : stepped_chain(detail::frames_for(code, backend::cuda)),
         code_(code),
@@ -85,16 +120,27 @@ class cuda_awgn_chain final : public detail::stepped_chain {
         count_shape_(cuda::suggested_shape(count_kernel)),
         stream_(0),
         start_(true),
-        stop_(true) {
+        stop_(true),
+        marks_{cuda::event(true), cuda::event(true), cuda::event(true), cuda::event(true)} {
     detail::require_one_frame_fits(code, limits_.free_memory, "device");
+    const std::size_t fits = std::max<std::size_t>(
+        1, limits_.free_memory / 2 /
+               (detail::chain_bytes_per_frame(code) + sizeof(unsigned long long)));
+    set_step(std::min({decoder_->preferred_batch(), decoder_->max_batch(), fits}));
   }
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
-  std::size_t preferred_batch() const override { return decoder_->max_batch(); }
+  std::size_t preferred_batch() const override { return step(); }
   fields details() const override {
     auto d = detail::chain_details(code_, sigma_, *decoder_);
+    d.emplace_back("step_frames", step());
     d.emplace_back("source_block", source_shape_.threads);
     d.emplace_back("channel_block", channel_shape_.threads);
+    // Where the device's time went, beside the decoder's (CUDA events around each stage).
+    d.emplace_back("source_seconds", stage_seconds_[0]);
+    d.emplace_back("encoder_seconds", stage_seconds_[1]);
+    d.emplace_back("channel_seconds", stage_seconds_[2]);
+    d.emplace_back("count_seconds", stage_seconds_[3]);
     return d;
   }
 
@@ -107,32 +153,48 @@ class cuda_awgn_chain final : public detail::stepped_chain {
     info_.resize(std::max(info_.size(), n * K));
     decoded_.resize(std::max(decoded_.size(), n * K));
     errors_.resize(std::max(errors_.size(), n));
-    source_kernel<<<source_shape_.grid_stride_blocks(sms, n * K), source_shape_.threads, 0,
-                    stream_>>>(seed_, first, K, n * K, info_.get());
+    marks_[0].record(stream_);
+    const auto source_grid = source_shape_.frame_blocks(sms, (K + 31) / 32, n);
+    source_kernel<<<dim3(source_grid.x, source_grid.y), source_shape_.threads, 0, stream_>>>(
+        seed_, first, K, n, info_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("source_kernel");
+    marks_[1].record(stream_);
     const std::uint8_t* coded = info_.get();
     if (code_.encode) {
       coded_.resize(std::max(coded_.size(), n * N));
       encode(n);
       coded = coded_.get();
     }
+    marks_[2].record(stream_);
     llr_.resize(std::max(llr_.size(), n * N * llr_bytes(code_.llr)));
     launch_channel(first, n, coded);
     start_.record(stream_);
-    detail::decode_as(*decoder_, code_.llr, llr_.get(), n, N,
-                      batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device),
-                      stream_, stop);
+    // A decoder that waits on the stream may end a long launch on a stop: the step is undone.
+    try {
+      detail::decode_as(
+          *decoder_, code_.llr, llr_.get(), n, N,
+          batch_span<std::uint8_t>::uniform(decoded_.get(), n, K, memory_space::device), stream_,
+          stop);
+    } catch (const stopped&) {
+      stream_.synchronize();
+      return std::nullopt;
+    }
     stop_.record(stream_);
     count_kernel<<<count_shape_.grid_stride_blocks(sms, n * count_shape_.threads),
                    count_shape_.threads, 0, stream_>>>(n, K, decoded_.get(), info_.get(),
                                                        errors_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("count_kernel");
+    marks_[3].record(stream_);
     host_errors_.resize(n);
     GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_errors_.data(), errors_.get(),
                                       n * sizeof(errors_.get()[0]), cudaMemcpyDeviceToHost,
                                       stream_));
     stream_.synchronize();
     for (std::size_t f = 0; f < n; ++f) outcomes[f] = {host_errors_[f], host_errors_[f], false};
+    stage_seconds_[0] += cuda::seconds_between(marks_[0], marks_[1]);
+    stage_seconds_[1] += cuda::seconds_between(marks_[1], marks_[2]);
+    stage_seconds_[2] += cuda::seconds_between(marks_[2], start_);
+    stage_seconds_[3] += cuda::seconds_between(stop_, marks_[3]);
     return cuda::seconds_between(start_, stop_);
   }
 
@@ -140,17 +202,18 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   void launch_channel(std::uint64_t first, std::size_t n, const std::uint8_t* coded) {
     const std::size_t N = code_.coded_bits;
     const double scale = channel::int8_llr_scale(sigma_);
-    const int blocks = channel_shape_.grid_stride_blocks(limits_.sm_count, n * N);
+    const auto grid = channel_shape_.frame_blocks(limits_.sm_count, (N + 1) / 2, n);
+    const dim3 blocks(grid.x, grid.y);
     const int threads = channel_shape_.threads;
     void* out = llr_.get();
     if (code_.llr == llr_kind::f32)
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
                                                       static_cast<float*>(out));
     else if (code_.llr == llr_kind::i8)
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
                                                       static_cast<std::int8_t*>(out));
     else
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n * N, sigma_, scale, coded,
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
                                                       static_cast<std::uint8_t*>(out));
     GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
   }
@@ -183,6 +246,8 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   cuda::launch_shape source_shape_, channel_shape_, count_shape_;
   cuda::stream stream_;
   cuda::event start_, stop_;
+  cuda::event marks_[4];          // before the source, the encoder and the channel; after the count
+  double stage_seconds_[4] = {};  // source, encoder, channel, count, summed over the steps
   cuda::device_buffer<std::uint8_t> info_, coded_, decoded_;
   cuda::device_buffer<unsigned char> llr_;          // the decoder's input, of code_.llr's kind
   cuda::device_buffer<unsigned long long> errors_;  // per frame (K may be 2^32)

@@ -1,9 +1,10 @@
 // `gpufec simulate polar --backend cuda` through the real binary: with the same seed the CUDA BP
 // plan (fp32, min-sum: the CPU's decisions) sees the same frames and gives the same counts as the
-// CPU, at points with many errors and with few; fp16 runs from the command line. Skips without a
-// GPU.
+// CPU, at points with many errors and with few; fp16 runs from the command line; --max-time ends a
+// point inside a long launch. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -48,6 +49,22 @@ TEST_F(PolarCudaCli, SimulateCudaGivesTheCpuCounts) {
       "fp16.json");
   ASSERT_FALSE(fp16.is_null());
   EXPECT_GT(fp16["points"][0]["frame_errors"].get<std::uint64_t>(), 0u);
+}
+
+// The whole chain on the GPU ends a point on --max-time inside a long launch (10^4 iterations):
+// the point is complete, its reason max-time, and the run exits 0 within about a second more.
+TEST_F(PolarCudaCli, MaxTimeEndsAPointInsideALongLaunch) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto start = std::chrono::steady_clock::now();
+  const auto j = simulate(
+      "simulate polar --N 4096 --K 2048 --construct ga:2 --decoder bp --bp-update minsum "
+      "--iters 10000 --ebn0 1 --max-fe 0 --max-time 1 --backend cuda",
+      "long.json");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(j.is_null());
+  EXPECT_EQ(j["points"][0]["stop_reason"], "max-time") << j["points"][0].dump();
+  EXPECT_LT(seconds, 4.0);
 }
 
 }  // namespace
