@@ -13,15 +13,31 @@ int launch_shape::grid_stride_blocks(int sm_count, unsigned long long items) con
   return static_cast<int>(std::max<unsigned long long>(1, std::min(needed, most)));
 }
 
+namespace {
+
+launch_shape::frame_grid grid_of(long long wave, unsigned tx, unsigned ty, unsigned long long items,
+                                 unsigned long long frames) {
+  const unsigned long long most = static_cast<unsigned long long>(std::max<long long>(1, wave));
+  const unsigned long long x = std::clamp<unsigned long long>((items + tx - 1) / tx, 1, most);
+  const unsigned long long rows = std::max<unsigned long long>(1, (frames + ty - 1) / ty);
+  const unsigned long long y =
+      std::clamp<unsigned long long>(most / x, 1, std::min(rows, 65535ull));
+  return {static_cast<unsigned>(x), static_cast<unsigned>(y), tx, ty};
+}
+
+}  // namespace
+
 launch_shape::frame_grid launch_shape::frame_blocks(int sm_count, unsigned long long items,
                                                     unsigned long long frames) const {
-  const unsigned long long most =
-      static_cast<unsigned long long>(std::max<long long>(1, wave(sm_count)));
-  const unsigned long long x =
-      std::clamp<unsigned long long>((items + threads - 1) / threads, 1, most);
-  const unsigned long long y =
-      std::clamp<unsigned long long>(most / x, 1, std::clamp<unsigned long long>(frames, 1, 65535));
-  return {static_cast<unsigned>(x), static_cast<unsigned>(y)};
+  return grid_of(wave(sm_count), static_cast<unsigned>(threads), 1, items, frames);
+}
+
+launch_shape::frame_grid launch_shape::packed_frame_blocks(int sm_count, unsigned long long items,
+                                                           unsigned long long frames) const {
+  unsigned tx = 1;
+  while (tx < static_cast<unsigned>(threads) && tx < items) tx *= 2;
+  tx = std::min(tx, static_cast<unsigned>(threads));
+  return grid_of(wave(sm_count), tx, static_cast<unsigned>(threads) / tx, items, frames);
 }
 
 std::string to_string(const launch_shape& s) {

@@ -20,13 +20,18 @@ struct launch_shape {
   // Blocks for a grid-stride loop over `items` (one item per thread): enough for every item, at
   // most one wave (the loop takes the rest), at least one.
   int grid_stride_blocks(int sm_count, unsigned long long items) const;
-  // A grid of x blocks along each of `frames` frames of `items` (one per thread) and y frames at
-  // a time, for kernels that stride over both: x covers a frame's items up to a wave, y the
-  // frames up to a wave in all (at most 65535), each at least one.
+  // A grid for kernels that stride over frames of `items` each (one per thread): blocks of tx x
+  // ty threads, tx along a frame's items and ty frames; x blocks along the items (up to a wave),
+  // y along the frames (a wave in all, at most 65535), each at least one.
   struct frame_grid {
-    unsigned x = 1, y = 1;
+    unsigned x = 1, y = 1, tx = 1, ty = 1;
   };
+  // Blocks of one frame's items (tx = threads, ty = 1).
   frame_grid frame_blocks(int sm_count, unsigned long long items, unsigned long long frames) const;
+  // The same, with blocks shared by several frames when a frame has fewer items than the block
+  // has threads (tx the power of two that covers them, ty = threads / tx).
+  frame_grid packed_frame_blocks(int sm_count, unsigned long long items,
+                                 unsigned long long frames) const;
 };
 
 // "block 256 (32 x 8), shared 4096 B, 3 blocks/SM"

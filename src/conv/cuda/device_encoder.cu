@@ -1,8 +1,7 @@
 // The CUDA convolutional encoder (plan/device_encoder.hpp): the encoder's tables copied to the
 // device once, then per batch a kernel for the start states where a frame has one to find
-// (tail-biting, or any recursive code: its register bits), and a kernel over the coded bits.
+// (tail-biting, or any recursive code: its register bits), and a kernel over 32-stage words.
 #include <algorithm>
-#include <limits>
 
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
@@ -18,14 +17,18 @@ class cuda_encoder final : public device_encoder {
   explicit cuda_encoder(const encoder& e)
       : units_(make_encoder_units(e)),
         limits_(cuda::current_device_limits()),
-        start_shape_(cuda::suggested_shape(frame_start_kernel)),
-        narrow_(units_.coded_bits <= std::numeric_limits<std::uint32_t>::max() / 2 &&
-                units_.info_bits <= std::numeric_limits<std::uint32_t>::max() / 2),
-        bits_shape_(narrow_ ? cuda::suggested_shape(coded_bits_kernel<std::uint32_t>)
-                            : cuda::suggested_shape(coded_bits_kernel<std::uint64_t>)) {
-    const auto slots = puncture_slots(e);
-    slots_.resize(slots.size());
-    slots_.upload(slots.data(), slots.size());
+        start_shape_(cuda::suggested_shape(frame_start_kernel)) {
+    // A thread per 32 stages stages up to 32 beta bytes: blocks of 256 threads (at most 32 KiB).
+    constexpr int threads = 256;
+    const std::size_t shared = std::size_t{32} * units_.beta * threads;
+    cuda::allow_shared(coded_words_kernel, shared);
+    words_shape_ = {threads, threads, 1, shared,
+                    cuda::resident_blocks(coded_words_kernel, threads, shared)};
+    require(words_shape_.blocks_per_sm > 0, "the CUDA conv encoder cannot be resident (", shared,
+            " B of shared memory per block)");
+    const auto phases = puncture_phases(e);
+    phases_.resize(phases.size());
+    phases_.upload(phases.data(), phases.size());
     if (units_.recursive) {
       const auto parity = feedback_parities(e);
       parity_.resize(parity.size());
@@ -63,27 +66,19 @@ class cuda_encoder final : public device_encoder {
       GPUFEC_CUDA_CHECK_LAUNCH("frame_start_kernel");
       if (units_.recursive) bits = registers_.get();
     }
-    // Blocks along x cover a frame's coded bits, frames along y (a wave in all).
-    const int threads = bits_shape_.threads;
-    const auto grid = bits_shape_.frame_blocks(limits_.sm_count, units_.coded_bits, frames);
-    const dim3 blocks(grid.x, grid.y);
-    const unsigned* start = starts ? start_.get() : nullptr;
-    if (narrow_)
-      coded_bits_kernel<std::uint32_t>
-          <<<blocks, threads, 0, s>>>(units_, slots_.get(), bits, start, frames, coded.data);
-    else
-      coded_bits_kernel<std::uint64_t>
-          <<<blocks, threads, 0, s>>>(units_, slots_.get(), bits, start, frames, coded.data);
-    GPUFEC_CUDA_CHECK_LAUNCH("coded_bits_kernel");
+    // Blocks along x cover a frame's stage words, frames along y (a wave in all).
+    const auto grid =
+        words_shape_.frame_blocks(limits_.sm_count, (units_.stages + 31) / 32, frames);
+    coded_words_kernel<<<dim3(grid.x, grid.y), words_shape_.threads, words_shape_.shared, s>>>(
+        units_, phases_.get(), bits, starts ? start_.get() : nullptr, frames, coded.data);
+    GPUFEC_CUDA_CHECK_LAUNCH("coded_words_kernel");
   }
 
  private:
   encoder_units units_;
   cuda::device_limits limits_;
-  cuda::launch_shape start_shape_;
-  bool narrow_;
-  cuda::launch_shape bits_shape_;
-  cuda::device_buffer<std::uint32_t> slots_;
+  cuda::launch_shape start_shape_, words_shape_;
+  cuda::device_buffer<std::uint32_t> phases_;
   cuda::device_buffer<std::uint8_t> parity_, registers_;
   cuda::device_buffer<std::uint16_t> tailbiting_start_;
   cuda::device_buffer<unsigned> start_;

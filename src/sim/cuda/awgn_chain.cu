@@ -14,16 +14,18 @@
 namespace gpufec::sim {
 namespace {
 
-// source_kernel. Index map: frame f = blockIdx.y (+ gridDim.y per round), word w =
-// blockIdx.x * blockDim.x + threadIdx.x (+ the grid's x extent per round) of its K bits: the
-// thread draws the frame's 32-bit source word w (one Philox output) and writes bits 32w ..
-// 32w + 31 (< K) of info[f * K ..], as four-byte stores when K is a multiple of 4.
+// source_kernel. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
+// blockDim.y per round), word w = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
+// per round) of its K bits: the thread draws the frame's 32-bit source word w (one Philox output)
+// and writes bits 32w .. 32w + 31 (< K) of info[f * K ..], as four-byte stores when K is a
+// multiple of 4. Short frames share a block (blockDim.y > 1).
 __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t K,
                               std::uint64_t frames, std::uint8_t* __restrict__ info) {
   const std::uint64_t words = (K + 31) / 32;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const bool aligned = K % 4 == 0;
-  for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
+  for (std::uint64_t f = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
+       f < frames; f += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
     const philox_stream source(seed, rng_source, first + f);
     std::uint8_t* out = info + f * K;
     for (std::uint64_t w = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -43,11 +45,11 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
   }
 }
 
-// channel_kernel<Out>. Index map: frame f = blockIdx.y (+ gridDim.y per round), pair p =
-// blockIdx.x * blockDim.x + threadIdx.x (+ the grid's x extent per round) of its N transmitted
-// bits: the thread draws the Gaussian pair of Philox block p of the frame's noise stream (what
-// awgn_received reads at positions 2p and 2p + 1) and writes the decoder's input for those bits
-// (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..].
+// channel_kernel<Out>. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
+// blockDim.y per round), pair p = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
+// per round) of its N transmitted bits: the thread draws the Gaussian pair of Philox block p of the
+// frame's noise stream (what awgn_received reads at positions 2p and 2p + 1) and writes the
+// decoder's input for those bits (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..].
 template <class Out>
 __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t N,
                                std::uint64_t frames, double sigma, double scale,
@@ -55,7 +57,8 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
   const std::uint64_t pairs = (N + 1) / 2;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const double factor = channel::llr_factor(sigma);
-  for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
+  for (std::uint64_t f = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
+       f < frames; f += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
     const philox_stream noise(seed, rng_channel, first + f);
     const std::uint8_t* x = coded + f * N;
     Out* y = out + f * N;
@@ -78,25 +81,53 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
   }
 }
 
-// count_kernel: block b takes frames b, b + gridDim.x, ...; its threads stride over the frame's K
-// bits, each warp sums its errors with shuffles and lane 0 adds them to the block's counter.
+// count_kernel. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
+// blockDim.y per round; gridDim.x = 1), chunk c = threadIdx.x (+ blockDim.x per round) of its K
+// bits, 16 bytes a chunk: a thread counts its chunks' decided bytes that differ from the sent ones
+// (16 bytes a load when K is a multiple of 16, compared four at a time); a block row
+// (blockDim.x a power of two) adds them by shuffles within a warp, across warps in shared memory
+// (rows of 64 threads and more: one row per warp at most 32 rows), and its thread 0 writes
+// errors[f]. Every thread runs every round (rows past the last frame count nothing), so the
+// shuffles and barriers see whole warps and blocks.
 __global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
                              const std::uint8_t* __restrict__ decoded,
                              const std::uint8_t* __restrict__ info,
                              unsigned long long* __restrict__ errors) {
-  __shared__ unsigned long long frame_errors;
-  for (std::uint64_t f = blockIdx.x; f < frames; f += gridDim.x) {
-    if (threadIdx.x == 0) frame_errors = 0;
+  __shared__ unsigned long long row_errors[32];
+  const std::uint64_t chunks = (K + 15) / 16;
+  const bool vectors = K % 16 == 0;
+  const unsigned width = blockDim.x < 32 ? blockDim.x : 32;
+  for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y; base < frames;
+       base += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
+    const std::uint64_t f = base + threadIdx.y;
+    unsigned long long mine = 0;  // a frame may hold 2^32 errors
+    if (f < frames) {
+      const std::uint8_t* d = decoded + f * K;
+      const std::uint8_t* x = info + f * K;
+      for (std::uint64_t c = threadIdx.x; c < chunks; c += blockDim.x) {
+        if (vectors) {
+          const uint4 a = reinterpret_cast<const uint4*>(d)[c];
+          const uint4 b = reinterpret_cast<const uint4*>(x)[c];
+          // __vcmpne4: 0xFF in each byte that differs, so 8 set bits per differing byte.
+          mine += (__popc(__vcmpne4(a.x, b.x)) + __popc(__vcmpne4(a.y, b.y)) +
+                   __popc(__vcmpne4(a.z, b.z)) + __popc(__vcmpne4(a.w, b.w))) >>
+                  3;
+        } else {
+          for (std::uint64_t i = 16 * c; i < 16 * c + 16 && i < K; ++i) mine += d[i] != x[i];
+        }
+      }
+    }
+    for (unsigned offset = width / 2; offset > 0; offset /= 2)
+      mine += __shfl_down_sync(0xffffffffu, mine, offset, width);
+    if (blockDim.x <= 32) {
+      if (threadIdx.x == 0 && f < frames) errors[f] = mine;
+      continue;
+    }
+    if (threadIdx.x == 0) row_errors[threadIdx.y] = 0;
     __syncthreads();
-    unsigned long long mine = 0;  // a warp may hold 2^32 errors of a frame
-    for (std::uint64_t i = threadIdx.x; i < K; i += blockDim.x)
-      mine += decoded[f * K + i] != info[f * K + i];
-    for (int offset = warpSize / 2; offset > 0; offset /= 2)
-      mine += __shfl_down_sync(0xffffffffu, mine, offset);
-    if ((threadIdx.x % warpSize) == 0 && mine)
-      atomicAdd(&frame_errors, static_cast<unsigned long long>(mine));
+    if (threadIdx.x % 32 == 0 && mine) atomicAdd(&row_errors[threadIdx.y], mine);
     __syncthreads();
-    if (threadIdx.x == 0) errors[f] = frame_errors;
+    if (threadIdx.x == 0 && f < frames) errors[f] = row_errors[threadIdx.y];
     __syncthreads();
   }
 }
@@ -154,9 +185,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
     decoded_.resize(std::max(decoded_.size(), n * K));
     errors_.resize(std::max(errors_.size(), n));
     marks_[0].record(stream_);
-    const auto source_grid = source_shape_.frame_blocks(sms, (K + 31) / 32, n);
-    source_kernel<<<dim3(source_grid.x, source_grid.y), source_shape_.threads, 0, stream_>>>(
-        seed_, first, K, n, info_.get());
+    const auto source_grid = source_shape_.packed_frame_blocks(sms, (K + 31) / 32, n);
+    source_kernel<<<dim3(source_grid.x, source_grid.y), dim3(source_grid.tx, source_grid.ty), 0,
+                    stream_>>>(seed_, first, K, n, info_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("source_kernel");
     marks_[1].record(stream_);
     const std::uint8_t* coded = info_.get();
@@ -180,9 +211,14 @@ class cuda_awgn_chain final : public detail::stepped_chain {
       return std::nullopt;
     }
     stop_.record(stream_);
-    count_kernel<<<count_shape_.grid_stride_blocks(sms, n * count_shape_.threads),
-                   count_shape_.threads, 0, stream_>>>(n, K, decoded_.get(), info_.get(),
-                                                       errors_.get());
+    // A block row per frame (gridDim.x = 1), as many rows as the packed grid's blocks hold.
+    const auto count_grid = count_shape_.packed_frame_blocks(sms, (K + 15) / 16, n);
+    const unsigned long long rows = (n + count_grid.ty - 1) / count_grid.ty;
+    const auto count_blocks = static_cast<unsigned>(
+        std::clamp<unsigned long long>(static_cast<unsigned long long>(count_grid.x) * count_grid.y,
+                                       1, std::min<unsigned long long>(rows, 65535)));
+    count_kernel<<<dim3(1, count_blocks), dim3(count_grid.tx, count_grid.ty), 0, stream_>>>(
+        n, K, decoded_.get(), info_.get(), errors_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("count_kernel");
     marks_[3].record(stream_);
     host_errors_.resize(n);
@@ -202,9 +238,8 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   void launch_channel(std::uint64_t first, std::size_t n, const std::uint8_t* coded) {
     const std::size_t N = code_.coded_bits;
     const double scale = channel::int8_llr_scale(sigma_);
-    const auto grid = channel_shape_.frame_blocks(limits_.sm_count, (N + 1) / 2, n);
-    const dim3 blocks(grid.x, grid.y);
-    const int threads = channel_shape_.threads;
+    const auto grid = channel_shape_.packed_frame_blocks(limits_.sm_count, (N + 1) / 2, n);
+    const dim3 blocks(grid.x, grid.y), threads(grid.tx, grid.ty);
     void* out = llr_.get();
     if (code_.llr == llr_kind::f32)
       channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
