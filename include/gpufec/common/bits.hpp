@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -30,6 +31,20 @@ inline constexpr auto byte_bits = [] {
 inline void word_to_bit_bytes(std::uint64_t word, std::uint8_t* out) {
   for (int k = 0; k < 8; ++k)
     std::memcpy(out + 8 * k, detail::byte_bits[(word >> (8 * k)) & 0xFFu].data(), 8);
+}
+
+// The inverse: bit 0 of each of 64 bytes, the first the LSB, as one word. Eight bytes at a time:
+// their low bits masked, a multiply moves byte k's bit to bit 56 + k (no two products overlap,
+// so no carries), and the top byte holds the eight bits.
+inline std::uint64_t bit_bytes_to_word(const std::uint8_t* in) {
+  static_assert(std::endian::native == std::endian::little, "bytes read as a little-endian word");
+  std::uint64_t word = 0;
+  for (int k = 0; k < 8; ++k) {
+    std::uint64_t x;
+    std::memcpy(&x, in + 8 * k, 8);
+    word |= (((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (8 * k);
+  }
+  return word;
 }
 
 }  // namespace gpufec

@@ -146,8 +146,11 @@ void encoder::encode_words(std::span<const std::uint8_t> info,
     const std::size_t n = std::min<std::size_t>(64, stages - t0);
     const std::size_t inputs = t0 < N ? std::min<std::size_t>(n, N - t0) : 0;  // the rest: tail
     std::uint64_t word = 0;  // bit i: the input of stage t0 + i
-    for (std::size_t i = 0; i < inputs; ++i)
-      word |= static_cast<std::uint64_t>(info[t0 + i] & 1u) << i;
+    if (inputs == 64)
+      word = bit_bytes_to_word(&info[t0]);
+    else
+      for (std::size_t i = 0; i < inputs; ++i)
+        word |= static_cast<std::uint64_t>(info[t0 + i] & 1u) << i;
     std::uint64_t out[conv_code::max_beta];
     for (int b = 0; b < beta; ++b) {
       std::uint64_t o = (taps_[b] & 1u) ? word : 0;
