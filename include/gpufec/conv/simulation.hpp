@@ -68,7 +68,8 @@ class sim_family final : public sim::family {
  private:
   sim_setup setup_;
   gpufec::backend where_ = gpufec::backend::cpu;  // resolved: cpu or cuda
-  plan_summary resolved_;  // what a plan for this setup chooses (decoder, wrap stages, shape)
+  plan_summary resolved_;    // what a plan for this setup chooses (decoder, wrap stages, shape)
+  sim::binary_code binary_;  // every point's chain (its decoder plans are the chain's own)
 };
 
 }  // namespace gpufec::conv

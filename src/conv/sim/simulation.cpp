@@ -96,8 +96,10 @@ void validate(const sim_setup& s) {
   (void)resolve(s, where);
 }
 
-sim::binary_code binary_code(const sim_setup& s) {
-  validate(s);
+namespace {
+
+// binary_code without the checks (the family checks once, not per point).
+sim::binary_code make_binary_code(const sim_setup& s) {
   const auto enc = std::make_shared<const encoder>(s.code, s.pattern, s.frame_bits, s.term);
   sim::binary_code c;
   c.info_bits = enc->shape().info_bits;
@@ -114,13 +116,20 @@ sim::binary_code binary_code(const sim_setup& s) {
       *device = cuda_factory<detail::device_encoder_entry>("the CUDA conv encoder")(*enc);
     (*device)->encode(info, coded, stream);
   };
-  // The plan runs on the setup's backend whichever chain asks: the CPU chain hands a CUDA plan
-  // host batches (float and hard input), the CUDA chain device batches (int8).
+  // The plan runs on the setup's backend whichever chain asks (a CPU chain hands a CUDA plan host
+  // batches, the CUDA chain device batches).
   const backend where = choose_backend(s.options, s.where).where;
   c.decoder = [s, where](backend, std::size_t max_batch) -> std::unique_ptr<sim::binary_decoder> {
     return std::make_unique<plan_decoder>(s, where, max_batch);
   };
   return c;
+}
+
+}  // namespace
+
+sim::binary_code binary_code(const sim_setup& s) {
+  validate(s);
+  return make_binary_code(s);
 }
 
 sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
@@ -129,8 +138,10 @@ sim_family::sim_family(sim_setup setup) : setup_(std::move(setup)) {
       encoder(setup_.code, setup_.pattern, setup_.frame_bits, setup_.term).shape();
   // The batch of the chain make_chain builds (the chain runs where the decoder does).
   const gpufec::backend chain = where_;
+  // The one plan made outside the chains: its choices for the report, and the setup's checks.
   resolved_ =
       resolve(setup_, where_, sim::chain_batch_frames(shape.info_bits, shape.coded_bits, chain));
+  binary_ = make_binary_code(setup_);
 }
 
 void sim_family::validate_point(double ebn0_db) const {
@@ -193,7 +204,7 @@ std::unique_ptr<sim::chain> sim_family::make_chain(double ebn0_db, std::uint64_t
   validate_point(ebn0_db);
   // The whole chain on the decoder's backend: the CUDA plan's device path takes every kind of
   // LLR in device memory.
-  return sim::make_awgn_chain(binary_code(setup_), where_, ebn0_db, seed);
+  return sim::make_awgn_chain(binary_, where_, ebn0_db, seed);
 }
 
 }  // namespace gpufec::conv
