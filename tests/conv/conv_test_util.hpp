@@ -80,6 +80,13 @@ inline std::vector<puncture_pattern> patterns_for(const conv_code& code) {
   return out;
 }
 
+// The encoder tests' patterns: patterns_for and, for beta = 2, DVB-S 7/8 (the longest period).
+inline std::vector<puncture_pattern> encoder_patterns_for(const conv_code& code) {
+  auto patterns = patterns_for(code);
+  if (code.beta() == 2) patterns.push_back(puncture_pattern::standard("7/8", 2));
+  return patterns;
+}
+
 inline constexpr termination all_terminations[] = {termination::zero_tail, termination::truncated,
                                                    termination::tail_biting};
 
