@@ -14,11 +14,8 @@
 // (N beyond ~2^11 in fp32) the regions live in global memory, one per resident slot, T = the
 // largest block, as many slots as a wave holds and half the free memory allows.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <span>
-#include <thread>
-#include <utility>
 #include <vector>
 
 #include "common/cuda/device_buffer.cuh"
@@ -27,6 +24,7 @@
 #include "common/cuda/stream.cuh"
 #include "polar/cuda/kernels/bp_kernel.cuh"
 #include "polar/cuda/kernels/bp_register_kernels.cuh"
+#include "polar/cuda/launch_control.cuh"
 #include "polar/plan/cuda_engine.hpp"
 
 namespace gpufec::polar::detail {
@@ -43,28 +41,6 @@ struct stream_set {
   cuda::pinned_buffer in, out;        // LLRs; then bits, soft, iterations
   std::size_t first = 0, frames = 0;  // the chunk in flight
 };
-
-// A launch that may be running: its stream and its work counter (counters_ index).
-struct in_flight {
-  cudaStream_t stream;
-  int counter;
-};
-
-// iteration_sum_kernel: a grid-stride loop over frames f = blockIdx.x * blockDim.x + threadIdx.x
-// (+ the grid per round); each warp sums its frames' iterations by shuffles and lane 0 adds the
-// sum to *total.
-__global__ void iteration_sum_kernel(const std::uint32_t* __restrict__ iterations,
-                                     unsigned long long frames, unsigned long long* total) {
-  unsigned long long mine = 0;
-  const unsigned long long stride = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
-  for (unsigned long long f =
-           static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-       f < frames; f += stride)
-    mine += iterations[f];
-  for (int offset = warpSize / 2; offset > 0; offset /= 2)
-    mine += __shfl_down_sync(0xffffffffu, mine, offset);
-  if (threadIdx.x % warpSize == 0 && mine) atomicAdd(total, mine);
-}
 
 template <class Rule>
 class cuda_bp_engine final : public bp_device_engine {
@@ -118,41 +94,20 @@ class cuda_bp_engine final : public bp_device_engine {
   void decode_device(const decode_request& r, cuda_stream stream) override {
     if (r.iterations || r.frames == 0) return launch(r, 2, stream);
     if (!options_.early_stop) {
-      device_iterations_ += r.frames * static_cast<std::uint64_t>(options_.iterations);
+      tally_.add_all(r.frames, options_.iterations);
       return launch(r, 2, stream);
     }
-    if (device_counts_.size() < r.frames) device_counts_.resize(r.frames);
-    if (!iteration_total_.get()) {
-      iteration_total_.resize(1);
-      GPUFEC_CUDA_CHECK(
-          cudaMemsetAsync(iteration_total_.get(), 0, sizeof(unsigned long long), stream));
-    }
     decode_request d = r;
-    d.iterations = device_counts_.get();
+    d.iterations = tally_.slots(r.frames);
     launch(d, 2, stream);
-    const auto blocks = static_cast<unsigned>(
-        std::clamp<unsigned long long>((r.frames + 255) / 256, 1, 4ull * sm_count_));
-    iteration_sum_kernel<<<blocks, 256, 0, stream>>>(d.iterations, r.frames,
-                                                     iteration_total_.get());
-    GPUFEC_CUDA_CHECK_LAUNCH("iteration_sum_kernel");
+    tally_.add(r.frames, sm_count_, stream);
   }
 
-  std::uint64_t device_iterations() override {
-    std::uint64_t sum = std::exchange(device_iterations_, 0);
-    if (iteration_total_.get()) {
-      unsigned long long total = 0;
-      GPUFEC_CUDA_CHECK(cudaDeviceSynchronize());
-      GPUFEC_CUDA_CHECK(
-          cudaMemcpy(&total, iteration_total_.get(), sizeof total, cudaMemcpyDeviceToHost));
-      GPUFEC_CUDA_CHECK(cudaMemset(iteration_total_.get(), 0, sizeof total));
-      sum += total;
-    }
-    return sum;
-  }
+  std::uint64_t device_iterations() override { return tally_.take(); }
 
   void wait(cuda_stream stream, const stop_token* stop) override {
-    const in_flight launch{stream, 2};
-    wait_or_stop(stream, stop, std::span(&launch, 1));
+    const in_flight launch{stream, counters_.get() + 2};
+    stopper_.wait(stream, stop, std::span(&launch, 1));
   }
 
   // Chunk c runs on stream c mod 2: while one stream's kernel runs, the other's copies move and
@@ -398,9 +353,6 @@ class cuda_bp_engine final : public bp_device_engine {
     rank_.resize(N);
     rank_.upload(rank.data(), N);
     counters_.resize(3);
-    control_ = cuda::stream(0);
-    stop_value_.reserve(sizeof bp_stop_counter);
-    std::memcpy(stop_value_.get(), &bp_stop_counter, sizeof bp_stop_counter);
     if (global_) scratch_.resize(resident * slot_bytes);
     for (auto& s : sets_) {
       s.stream = cuda::stream(0);
@@ -449,54 +401,12 @@ class cuda_bp_engine final : public bp_device_engine {
     GPUFEC_CUDA_CHECK_LAUNCH("polar_bp_kernel");
   }
 
-  // Waits for `stream`. A stop that comes first (`stop` null: never) sets the work counters of
-  // `on_stop` to bp_stop_counter, again until each stream is idle (a launch queued behind the one
-  // running zeroes its counter when it starts): the launches take no more frames and end within a
-  // codeword's iterations (long codes: one iteration), then `stopped` is thrown.
-  void wait_or_stop(cudaStream_t stream, const stop_token* stop,
-                    std::span<const in_flight> on_stop) {
-    if (!stop || !stop->possible()) {
-      GPUFEC_CUDA_CHECK(cudaStreamSynchronize(stream));
-      return;
-    }
-    auto idle = [](cudaStream_t s) {
-      const cudaError_t q = cudaStreamQuery(s);
-      if (q == cudaErrorNotReady) return false;
-      GPUFEC_CUDA_CHECK(q);
-      return true;
-    };
-    // Yield for the first millisecond (a chunk often ends within it: a sleep would overshoot),
-    // then sleep between looks.
-    constexpr auto poll = std::chrono::microseconds(50);
-    const auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-    while (!idle(stream)) {
-      if (stop->requested()) {
-        for (bool busy = true; busy;) {
-          busy = false;
-          for (const in_flight& l : on_stop) {
-            if (idle(l.stream)) continue;
-            busy = true;
-            GPUFEC_CUDA_CHECK(cudaMemcpyAsync(counters_.get() + l.counter, stop_value_.get(),
-                                              sizeof bp_stop_counter, cudaMemcpyHostToDevice,
-                                              control_));
-          }
-          control_.synchronize();
-          if (busy) std::this_thread::sleep_for(poll);
-        }
-        throw stopped();
-      }
-      if (std::chrono::steady_clock::now() < spin_until)
-        std::this_thread::yield();
-      else
-        std::this_thread::sleep_for(poll);
-    }
-  }
-
   // Waits for the chunk `s` has in flight and copies its outputs to the caller's buffers.
   void finish(stream_set& s, const decode_request& r) {
     if (!s.frames) return;
-    const in_flight chunks[] = {{sets_[0].stream, 0}, {sets_[1].stream, 1}};
-    wait_or_stop(s.stream, r.stop, chunks);
+    const in_flight chunks[] = {{sets_[0].stream, counters_.get()},
+                                {sets_[1].stream, counters_.get() + 1}};
+    stopper_.wait(s.stream, r.stop, chunks);
     const std::size_t n = s.frames, per = soft_stride_ ? soft_stride_ * sizeof(float) : code_.K();
     if (r.info_bits) std::memcpy(r.info_bits + s.first * code_.K(), s.out.get(), n * per);
     if (r.soft) std::memcpy(r.soft + s.first * soft_stride_, s.out.get(), n * per);
@@ -527,11 +437,8 @@ class cuda_bp_engine final : public bp_device_engine {
   cuda::device_buffer<unsigned long long> counters_;  // host streams 0, 1; device path 2
   cuda::device_buffer<unsigned char> scratch_;
   stream_set sets_[2];
-  cuda::device_buffer<std::uint32_t> device_counts_;         // device-path iterations per frame
-  cuda::device_buffer<unsigned long long> iteration_total_;  // their sum since the last take
-  std::uint64_t device_iterations_ = 0;  // the same counted on the host (no early stopping)
-  cuda::stream control_;                 // the stop's writes, beside the running launches
-  cuda::pinned_buffer stop_value_;       // bp_stop_counter, the source of those writes
+  iteration_tally tally_;   // device-path frames' iterations, for device_iterations()
+  launch_stopper stopper_;  // ends the launches in flight on a stop
 };
 
 std::unique_ptr<bp_device_engine> make_cuda_bp(const polar_code& code,
