@@ -17,22 +17,39 @@
 namespace gpufec::conv::detail {
 namespace {
 
-// The units' output for one frame, as the device computes it: a word of 32 stages at a time, in
-// any order (here the last first), each writing where sent_before says its bits begin.
-std::vector<std::uint8_t> by_units(const encoder& e, const std::vector<std::uint8_t>& info) {
+// The units' output for one frame, as the device computes it: rounds of `round` words of 32
+// stages in any order (here the last first), each round's stream words first, then its sent bits
+// in any order (here from the last), each where sent_before says the round's bits begin.
+std::vector<std::uint8_t> by_units(const encoder& e, const std::vector<std::uint8_t>& info,
+                                   std::uint64_t round) {
   const encoder_units u = make_encoder_units(e);
   const auto phases = puncture_phases(e);
+  const auto slots = puncture_slots(e);
+  const auto per_period = small_divisor::of(u.sent_per_period);
   const auto parity = feedback_parities(e);
   std::vector<std::uint8_t> w(u.recursive ? info.size() : 0);
   const unsigned start =
       frame_start(u, info.data(), parity.data(), e.tailbiting_starts().data(), w.data());
   const std::uint8_t* bits = u.recursive ? w.data() : info.data();
   std::vector<std::uint8_t> coded(u.coded_bits, 2);  // 2: never written
-  for (std::uint64_t word = (u.stages + 31) / 32; word-- > 0;) {
-    const std::uint64_t t0 = 32 * word, end = std::min<std::uint64_t>(t0 + 32, u.stages);
-    const unsigned n = coded_word(u, phases.data(), register_window(u, bits, start, t0), t0,
-                                  coded.data() + sent_before(u, phases.data(), t0));
-    EXPECT_EQ(n, sent_before(u, phases.data(), end) - sent_before(u, phases.data(), t0));
+  const std::uint64_t total = (u.stages + 31) / 32;
+  std::vector<std::uint32_t> words(u.beta * round);
+  for (std::uint64_t base = (total - 1) / round * round;; base -= round) {
+    const std::uint64_t end = std::min(base + round, total);
+    for (std::uint64_t word = base; word < end; ++word) {
+      std::uint32_t streams[conv_code::max_beta];
+      stream_words(u, register_window(u, bits, start, 32 * word), streams);
+      for (unsigned b = 0; b < u.beta; ++b) words[b * round + (word - base)] = streams[b];
+    }
+    const std::uint64_t first = sent_before(u, phases.data(), 32 * base);
+    const std::uint64_t last =
+        end * 32 < u.stages ? sent_before(u, phases.data(), 32 * end) : u.coded_bits;
+    const auto p0 = static_cast<unsigned>((32 * base) % u.period);
+    for (std::uint64_t r = last - first; r-- > 0;)
+      coded[first + r] = static_cast<std::uint8_t>(
+          sent_bit(u, phases.data(), slots.data(), per_period, p0, static_cast<std::uint32_t>(r),
+                   words.data(), static_cast<unsigned>(round)));
+    if (base == 0) break;
   }
   EXPECT_EQ(sent_before(u, phases.data(), u.stages), u.coded_bits);
   return coded;
@@ -55,11 +72,28 @@ TEST(ConvEncoderUnits, WriteWhatTheEncoderWritesForEveryCodeAndTermination) {
             e->encode(info, expected);
             const std::string what = name + " " + pattern.to_string() + " " +
                                      std::string(name_of(term)) + " N " + std::to_string(N);
-            ASSERT_EQ(by_units(*e, info), expected) << what;
+            // Rounds of one word, of a few, and of the device's 256.
+            for (const std::uint64_t round : {1, 3, 256})
+              ASSERT_EQ(by_units(*e, info, round), expected) << what << " round " << round;
             ++frames;
           }
         }
   EXPECT_GT(frames, 500u);
+}
+
+TEST(ConvEncoderUnits, SmallDivisorsDivideExactlyWhereTheyMultiply) {
+  std::mt19937_64 rng(7);
+  std::vector<std::uint32_t> divisors = {1000, 4095, 16383, 16384, 16385, 70000};
+  for (std::uint32_t d = 1; d <= 64; ++d) divisors.push_back(d);
+  for (const std::uint32_t d : divisors) {
+    const auto div = small_divisor::of(d);
+    EXPECT_EQ(div.m == 0, d == 1 || d > small_divisor::exact_limit) << d;
+    for (int i = 0; i < 2000; ++i) {
+      const auto n = static_cast<std::uint32_t>(rng() % (1u << 17));
+      ASSERT_EQ(div.quotient(n), n / d) << n << " / " << d;
+    }
+    ASSERT_EQ(div.quotient((1u << 17) - 1), ((1u << 17) - 1) / d) << d;
+  }
 }
 
 TEST(ConvEncoderUnits, TablesDescribeThePeriod) {
@@ -76,6 +110,9 @@ TEST(ConvEncoderUnits, TablesDescribeThePeriod) {
     before += std::popcount(phases[p] & 15u);
   }
   EXPECT_EQ(before, 4u);  // 3 stages send 4 bits
+  // The slots: bit 0 of the period is stage 0's stream 0, then its stream 1, stage 1's stream 1,
+  // stage 2's stream 0.
+  EXPECT_EQ(puncture_slots(e), (std::vector<std::uint32_t>{0x00, 0x01, 0x11, 0x20}));
   const encoder_units u = make_encoder_units(e);
   EXPECT_EQ(u.taps[0], 0b1001111u);  // 171 = 1 111 001 read from the current input back
   EXPECT_EQ(u.taps[1], 0b1101101u);  // 133 = 1 011 011

@@ -18,9 +18,9 @@ class cuda_encoder final : public device_encoder {
       : units_(make_encoder_units(e)),
         limits_(cuda::current_device_limits()),
         start_shape_(cuda::suggested_shape(frame_start_kernel)) {
-    // A thread per 32 stages stages up to 32 beta bytes: blocks of 256 threads (at most 32 KiB).
+    // A thread per 32 stages keeps beta words of parities: blocks of 256 threads (at most 4 KiB).
     constexpr int threads = 256;
-    const std::size_t shared = std::size_t{32} * units_.beta * threads;
+    const std::size_t shared = sizeof(std::uint32_t) * units_.beta * threads;
     cuda::allow_shared(coded_words_kernel, shared);
     words_shape_ = {threads, threads, 1, shared,
                     cuda::resident_blocks(coded_words_kernel, threads, shared)};
@@ -29,6 +29,9 @@ class cuda_encoder final : public device_encoder {
     const auto phases = puncture_phases(e);
     phases_.resize(phases.size());
     phases_.upload(phases.data(), phases.size());
+    const auto slots = puncture_slots(e);
+    slots_.resize(slots.size());
+    slots_.upload(slots.data(), slots.size());
     if (units_.recursive) {
       const auto parity = feedback_parities(e);
       parity_.resize(parity.size());
@@ -66,11 +69,15 @@ class cuda_encoder final : public device_encoder {
       GPUFEC_CUDA_CHECK_LAUNCH("frame_start_kernel");
       if (units_.recursive) bits = registers_.get();
     }
-    // Blocks along x cover a frame's stage words, frames along y (a wave in all).
+    // Blocks along x cover a frame's rounds of stage words (up to a wave), frames along y: a
+    // block per frame and round, not a resident wave, because a frame's last round is often a few
+    // stages (8192 bits and a zero tail: 257 words) and its block would idle a resident slot.
     const auto grid =
         words_shape_.frame_blocks(limits_.sm_count, (units_.stages + 31) / 32, frames);
-    coded_words_kernel<<<dim3(grid.x, grid.y), words_shape_.threads, words_shape_.shared, s>>>(
-        units_, phases_.get(), bits, starts ? start_.get() : nullptr, frames, coded.data);
+    const auto rows = static_cast<unsigned>(std::min<std::size_t>(frames, 65535));
+    coded_words_kernel<<<dim3(grid.x, rows), words_shape_.threads, words_shape_.shared, s>>>(
+        units_, phases_.get(), slots_.get(), small_divisor::of(units_.sent_per_period), bits,
+        starts ? start_.get() : nullptr, frames, coded.data);
     GPUFEC_CUDA_CHECK_LAUNCH("coded_words_kernel");
   }
 
@@ -78,7 +85,7 @@ class cuda_encoder final : public device_encoder {
   encoder_units units_;
   cuda::device_limits limits_;
   cuda::launch_shape start_shape_, words_shape_;
-  cuda::device_buffer<std::uint32_t> phases_;
+  cuda::device_buffer<std::uint32_t> phases_, slots_;
   cuda::device_buffer<std::uint8_t> parity_, registers_;
   cuda::device_buffer<std::uint16_t> tailbiting_start_;
   cuda::device_buffer<unsigned> start_;

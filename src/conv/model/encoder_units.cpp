@@ -39,6 +39,15 @@ std::vector<std::uint32_t> puncture_phases(const encoder& e) {
   return phases;
 }
 
+std::vector<std::uint32_t> puncture_slots(const encoder& e) {
+  std::vector<std::uint32_t> slots;
+  for (int p = 0; p < e.pattern().period(); ++p)
+    for (int b = 0; b < e.code().beta(); ++b)
+      if (e.pattern().sends(b, static_cast<std::size_t>(p)))
+        slots.push_back(static_cast<std::uint32_t>(p) << 4 | static_cast<std::uint32_t>(b));
+  return slots;
+}
+
 std::vector<std::uint8_t> feedback_parities(const encoder& e) {
   std::vector<std::uint8_t> parity(e.code().states());
   for (unsigned s = 0; s < parity.size(); ++s)

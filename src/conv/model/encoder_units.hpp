@@ -1,18 +1,21 @@
 // The convolutional encoder as independent units of work, for the CUDA encoder
 // (cuda/device_encoder.cu) and its host tests: the sent bits of 32 stages of a frame depend only
 // on the register bits of those stages, the K-1 before them and the frame's start state, so a GPU
-// thread per 32 stages writes what encoder::encode writes there. The units:
+// thread per 32 stages finds them, and any thread then writes any sent bit of the frame from them.
+// The units:
 // - frame_start: a frame's start state (register bits before stage 0; bit i-1 holds the bit i
 //   stages back) and, for a recursive code, its register bits w_t (the sequential part: the
 //   feedback);
 // - register_window: the register bits of stages t0 - (K-1) .. t0 + 31 as one word;
-// - coded_word: the sent bits of stages t0 .. t0 + 31, each stream's parities at once (the XOR of
-//   the window shifted by each tap), written in the frame's order through the puncturing period's
-//   phase table, where sent_before(t0) says they begin.
+// - stream_words: each stream's parities of stages t0 .. t0 + 31 at once (the XOR of the window
+//   shifted by each tap);
+// - sent_bit: the r-th bit sent from a stage on, looked up in those words through the puncturing
+//   period's slot table (which stage and stream the s-th bit of a period is).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "gpufec/common/hd.hpp"
@@ -33,6 +36,8 @@ struct encoder_units {
 encoder_units make_encoder_units(const encoder& e);
 // [p]: (bits sent by phases 0 .. p-1 of a period) << 4 | (streams phase p sends, bit b: stream b).
 std::vector<std::uint32_t> puncture_phases(const encoder& e);
+// [s], s < S: (the phase that sends a period's s-th bit) << 4 | (its stream).
+std::vector<std::uint32_t> puncture_slots(const encoder& e);
 // [s]: the feedback's parity in state s (0 for a feedforward code): w = u ^ parity[s].
 std::vector<std::uint8_t> feedback_parities(const encoder& e);
 
@@ -77,8 +82,21 @@ GPUFEC_HD_INLINE std::uint64_t sent_before(const encoder_units& u, const std::ui
 GPUFEC_HD_INLINE std::uint64_t register_window(const encoder_units& u, const std::uint8_t* w,
                                                unsigned start, std::uint64_t t0) {
   std::uint64_t x = 0;
-  for (unsigned k = 0; k < 32 && t0 + k < u.info_bits; ++k)
-    x |= static_cast<std::uint64_t>(w[t0 + k] & 1u) << (32 + k);
+  if (t0 + 32 <= u.info_bits && reinterpret_cast<std::uintptr_t>(w + t0) % 8 == 0) {
+    // Eight bytes at a time, their low bits gathered by a multiply (bit_bytes_to_word).
+    for (unsigned k = 0; k < 4; ++k) {
+      std::uint64_t v;
+#ifdef __CUDA_ARCH__
+      v = reinterpret_cast<const std::uint64_t*>(w + t0)[k];
+#else
+      std::memcpy(&v, w + t0 + 8 * k, 8);
+#endif
+      x |= (((v & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (32 + 8 * k);
+    }
+  } else {
+    for (unsigned k = 0; k < 32 && t0 + k < u.info_bits; ++k)
+      x |= static_cast<std::uint64_t>(w[t0 + k] & 1u) << (32 + k);
+  }
   for (unsigned j = 1; j <= u.memory; ++j) {
     unsigned bit;
     if (t0 < j)
@@ -92,26 +110,60 @@ GPUFEC_HD_INLINE std::uint64_t register_window(const encoder_units& u, const std
   return x;
 }
 
-// The sent bits of stages t0 .. t0 + 31 (those before u.stages) from their register window, into
-// out[0 ..] in the frame's order (out[0] is coded bit sent_before(t0)); returns how many.
-GPUFEC_HD_INLINE unsigned coded_word(const encoder_units& u, const std::uint32_t* phases,
-                                     std::uint64_t window, std::uint64_t t0, std::uint8_t* out) {
-  std::uint32_t streams[conv_code::max_beta];
-  for (unsigned b = 0; b < u.beta; ++b) {
+// Each stream's parities of stages t0 .. t0 + 31 from their register window: bit k of
+// streams[b] is stream b's bit of stage t0 + k (streams: conv_code::max_beta words).
+GPUFEC_HD_INLINE void stream_words(const encoder_units& u, std::uint64_t window,
+                                   std::uint32_t* streams) {
+  // Every stream slot (those past beta tap nothing), unrolled on the device, so the words stay in
+  // registers.
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+  for (unsigned b = 0; b < conv_code::max_beta; ++b) {
     std::uint32_t o = 0;
     for (unsigned i = 0; i <= u.memory; ++i)
       if ((u.taps[b] >> i) & 1u) o ^= static_cast<std::uint32_t>(window >> (32 - i));
     streams[b] = o;
   }
-  const unsigned n = u.stages - t0 < 32 ? static_cast<unsigned>(u.stages - t0) : 32;
-  unsigned p = static_cast<unsigned>(t0 % u.period), sent = 0;
-  for (unsigned k = 0; k < n; ++k) {
-    const unsigned sends = phases[p] & 15u;
-    for (unsigned b = 0; b < u.beta; ++b)
-      if ((sends >> b) & 1u) out[sent++] = static_cast<std::uint8_t>((streams[b] >> k) & 1u);
-    if (++p == u.period) p = 0;
+}
+
+// n / d and n % d for a divisor fixed per plan, by a multiply where that is exact: with m =
+// ceil(2^32 / d) = (2^32 + e) / d, 0 <= e < d, floor(n m / 2^32) = floor(n / d + n e / (d 2^32))
+// is floor(n / d) while n e < 2^32, so for every n < 2^32 / d (here: the bits of one round of
+// words, n < 2^17, and d <= exact_limit).
+struct small_divisor {
+  static constexpr std::uint32_t exact_limit = 1u << 14;
+  std::uint32_t d = 1, m = 0;  // m = 0: divide (d = 1, or d beyond exact_limit)
+
+  static small_divisor of(std::uint32_t d) {
+    small_divisor s;
+    s.d = d;
+    if (d > 1 && d <= exact_limit)
+      s.m = static_cast<std::uint32_t>(((std::uint64_t{1} << 32) + d - 1) / d);
+    return s;
   }
-  return sent;
+  GPUFEC_HD_INLINE std::uint32_t quotient(std::uint32_t n) const {
+    if (m == 0) return n / d;
+#ifdef __CUDA_ARCH__
+    return __umulhi(n, m);
+#else
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(n) * m) >> 32);
+#endif
+  }
+};
+
+// The r-th bit sent from stage t0 on, t0 in phase p0 of the period (r < 2^17 - S): `slots`
+// (puncture_slots) names the stage and stream of each of a period's S sent bits, and words[b *
+// stride + j] holds stream b's parities of stages t0 + 32 j .. (stream_words).
+GPUFEC_HD_INLINE unsigned sent_bit(const encoder_units& u, const std::uint32_t* phases,
+                                   const std::uint32_t* slots, const small_divisor& per_period,
+                                   unsigned p0, std::uint32_t r, const std::uint32_t* words,
+                                   unsigned stride) {
+  const std::uint32_t n = r + (phases[p0] >> 4);  // counted from the period's first stage
+  const std::uint32_t q = per_period.quotient(n);
+  const std::uint32_t slot = slots[n - q * u.sent_per_period];
+  const std::uint32_t t = q * u.period + (slot >> 4) - p0;  // stages after t0
+  return (words[(slot & 15u) * stride + (t >> 5)] >> (t & 31u)) & 1u;
 }
 
 }  // namespace gpufec::conv::detail

@@ -14,16 +14,32 @@
 namespace gpufec::sim {
 namespace {
 
+// The 16 bytes (one a bit, LSB first) of half `half` of a 32-bit source word.
+__device__ inline uint4 half_word_bytes(std::uint32_t v, unsigned half) {
+  const std::uint32_t h = v >> (16 * half);
+  std::uint32_t four[4];
+  for (int q = 0; q < 4; ++q) {
+    const std::uint32_t nibble = h >> (4 * q);
+    four[q] = (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
+  }
+  return make_uint4(four[0], four[1], four[2], four[3]);
+}
+
 // source_kernel. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
 // blockDim.y per round), word w = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
 // per round) of its K bits: the thread draws the frame's 32-bit source word w (one Philox output)
-// and writes bits 32w .. 32w + 31 (< K) of info[f * K ..], as four-byte stores when K is a
-// multiple of 4. Short frames share a block (blockDim.y > 1).
+// for bits 32w .. 32w + 31 (< K) of info[f * K ..]. Where a warp's 32 words are whole and K is a
+// multiple of 16, the warp writes their 1 KiB in two 512-byte sweeps: lane l writes the 16 bytes
+// of half l % 2 of word (l + 32 j) / 2, taken from its lane by a shuffle, so each store
+// instruction covers whole sectors. Elsewhere each thread writes its own bits (four-byte stores
+// when K is a multiple of 4). Short frames share a block (blockDim.y > 1).
 __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t K,
                               std::uint64_t frames, std::uint8_t* __restrict__ info) {
-  const std::uint64_t words = (K + 31) / 32;
+  const std::uint64_t words = (K + 31) / 32, whole = K / 32;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const bool aligned = K % 4 == 0;
+  const bool warp_rows = blockDim.x % 32 == 0 && K % 16 == 0;  // a warp within one frame
+  const unsigned lane = threadIdx.x % 32;
   for (std::uint64_t f = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
        f < frames; f += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
     const philox_stream source(seed, rng_source, first + f);
@@ -31,6 +47,15 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
     for (std::uint64_t w = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
          w < words; w += stride) {
       const std::uint32_t v = u32_at(source, w);
+      if (warp_rows && w - lane + 32 <= whole) {  // the same for the whole warp
+        auto* chunks = reinterpret_cast<uint4*>(out + 32 * (w - lane));
+        for (unsigned j = 0; j < 2; ++j) {
+          const unsigned chunk = lane + 32 * j;
+          const std::uint32_t word = __shfl_sync(0xffffffffu, v, chunk / 2);
+          chunks[chunk] = half_word_bytes(word, chunk % 2);
+        }
+        continue;
+      }
       const std::uint64_t begin = 32 * w, n = K - begin < 32 ? K - begin : 32;
       if (aligned && n == 32) {
         auto* four = reinterpret_cast<std::uint32_t*>(out + begin);
@@ -45,11 +70,23 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
   }
 }
 
+// Two adjacent outputs in one store (`to` aligned to twice their size).
+template <class Out>
+__device__ inline void store_pair(Out* to, const Out (&v)[2]) {
+  if constexpr (sizeof(Out) == 4) {
+    *reinterpret_cast<float2*>(to) = make_float2(v[0], v[1]);
+  } else {
+    const auto lo = static_cast<std::uint8_t>(v[0]), hi = static_cast<std::uint8_t>(v[1]);
+    *reinterpret_cast<std::uint16_t*>(to) = static_cast<std::uint16_t>(lo | hi << 8);
+  }
+}
+
 // channel_kernel<Out>. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
 // blockDim.y per round), pair p = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
 // per round) of its N transmitted bits: the thread draws the Gaussian pair of Philox block p of the
 // frame's noise stream (what awgn_received reads at positions 2p and 2p + 1) and writes the
-// decoder's input for those bits (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..].
+// decoder's input for those bits (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..], in
+// one store when N is even.
 template <class Out>
 __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t N,
                                std::uint64_t frames, double sigma, double scale,
@@ -57,6 +94,7 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
   const std::uint64_t pairs = (N + 1) / 2;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   const double factor = channel::llr_factor(sigma);
+  const bool even = N % 2 == 0;  // every pair whole and aligned for one store
   for (std::uint64_t f = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
        f < frames; f += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
     const philox_stream noise(seed, rng_channel, first + f);
@@ -66,17 +104,22 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
          p < pairs; p += stride) {
       float g[2];
       gaussian_pair(noise.block(static_cast<std::uint32_t>(p)), g[0], g[1]);
+      Out v[2] = {};
       for (int h = 0; h < 2; ++h) {
         const std::uint64_t j = 2 * p + h;
         if (j >= N) break;
         const double llr = ieee_mul(channel::awgn_sample(x[j], sigma, g[h]), factor);
         if constexpr (sizeof(Out) == 4)
-          y[j] = static_cast<float>(llr);
+          v[h] = static_cast<float>(llr);
         else if constexpr (std::is_same_v<Out, std::int8_t>)
-          y[j] = channel::llr_to_int8(llr, scale);
+          v[h] = channel::llr_to_int8(llr, scale);
         else
-          y[j] = channel::hard_decision(static_cast<float>(llr));
+          v[h] = channel::hard_decision(static_cast<float>(llr));
       }
+      if (even)
+        store_pair(y + 2 * p, v);
+      else
+        for (int h = 0; h < 2 && 2 * p + h < N; ++h) y[2 * p + h] = v[h];
     }
   }
 }

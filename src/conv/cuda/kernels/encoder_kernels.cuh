@@ -1,6 +1,6 @@
 // The CUDA convolutional encoder's kernels: the units of conv/model/encoder_units.hpp, one thread
-// per frame for the sequential part (start states, a recursive code's register bits) and one
-// thread per 32 stages for the rest.
+// per frame for the sequential part (start states, a recursive code's register bits), one thread
+// per 32 stages for the parities and one per four sent bits for the writes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -26,40 +26,66 @@ __global__ void frame_start_kernel(encoder_units u, const std::uint8_t* __restri
                            registers ? registers + f * u.info_bits : nullptr);
 }
 
-// coded_words_kernel. Index map: frame f = blockIdx.y (+ gridDim.y per round); block x takes the
-// frame's stage words x, x + gridDim.x, ... (word = 32 stages; a round covers blockDim.x words),
-// thread t word (round base + t): stages t0 = 32 (base + t) .. t0 + 31. Each thread writes its
-// sent bits (coded_word) into the block's shared staging at sent_before(t0) - sent_before(the
-// round's first stage); the block then copies the round's bits to coded[f * coded_bits +
-// sent_before(first stage) ..], consecutive threads consecutive bytes. Shared memory: 32 beta
-// bytes per thread. Reads the frame's register bits `bits` (stride info_bits, L1-cached), its start
-// state (start null: 0) and the phase table.
+// coded_words_kernel. Index map: frame f = blockIdx.y (+ gridDim.y per pass); block x takes the
+// frame's rounds x, x + gridDim.x, ... of blockDim.x stage words (word = 32 stages). Thread t
+// finds word (round base + t)'s stream words (stages t0 = 32 (base + t) .. t0 + 31) into the
+// block's shared words[b * blockDim.x + t]; the block then writes the round's sent bits,
+// coded[f * coded_bits + sent_before(32 base) ..], thread t the t-th, t + blockDim.x-th, ...
+// aligned group of four bytes (a word store where the group lies inside the round, byte stores at
+// its ends: the neighbouring round's block writes the rest). Shared memory: beta words per
+// thread. Reads the frame's register bits `bits` (stride info_bits), its start state (start null:
+// 0) and the phase and slot tables.
 __global__ void coded_words_kernel(encoder_units u, const std::uint32_t* __restrict__ phases,
-                                   const std::uint8_t* __restrict__ bits,
+                                   const std::uint32_t* __restrict__ slots,
+                                   small_divisor per_period, const std::uint8_t* __restrict__ bits,
                                    const unsigned* __restrict__ start, std::uint64_t frames,
                                    std::uint8_t* __restrict__ coded) {
-  extern __shared__ std::uint8_t staged[];
-  const std::uint64_t words = (u.stages + 31) / 32;
+  extern __shared__ std::uint32_t words[];
+  const std::uint64_t total_words = (u.stages + 31) / 32;
+  const unsigned stride = blockDim.x;
   for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
     const std::uint8_t* w = bits + f * u.info_bits;
     const unsigned s = start ? start[f] : 0u;
     std::uint8_t* out = coded + f * u.coded_bits;
-    for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x; base < words;
-         base += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
-      const std::uint64_t first = sent_before(u, phases, 32 * base);
-      const std::uint64_t end_word = base + blockDim.x < words ? base + blockDim.x : words;
-      const std::uint64_t last =
-          end_word * 32 < u.stages ? sent_before(u, phases, end_word * 32) : u.coded_bits;
+    for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x;
+         base < total_words; base += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+      const std::uint64_t t0 = 32 * base;
       const std::uint64_t word = base + threadIdx.x;
-      if (word < words) {
-        const std::uint64_t t0 = 32 * word;
-        coded_word(u, phases, register_window(u, w, s, t0), t0,
-                   staged + (sent_before(u, phases, t0) - first));
+      if (word < total_words) {
+        std::uint32_t streams[conv_code::max_beta];
+        stream_words(u, register_window(u, w, s, 32 * word), streams);
+#pragma unroll
+        for (unsigned b = 0; b < conv_code::max_beta; ++b)
+          if (b < u.beta) words[b * stride + threadIdx.x] = streams[b];
       }
       __syncthreads();
-      for (std::uint64_t i = threadIdx.x; i < last - first; i += blockDim.x)
-        out[first + i] = staged[i];
-      __syncthreads();  // the staging is rewritten by the next round
+      const std::uint64_t end_word =
+          base + blockDim.x < total_words ? base + blockDim.x : total_words;
+      const std::uint64_t first = sent_before(u, phases, t0);
+      const std::uint64_t last =
+          end_word * 32 < u.stages ? sent_before(u, phases, end_word * 32) : u.coded_bits;
+      const auto p0 = static_cast<unsigned>(t0 % u.period);
+      const auto count = static_cast<std::uint32_t>(last - first);
+      std::uint8_t* lo = out + first;
+      const auto skew = static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(lo) & 3u);
+      std::uint8_t* aligned = lo - skew;
+      const std::uint32_t groups = (skew + count + 3) / 4;
+      for (std::uint32_t g = threadIdx.x; g < groups; g += blockDim.x) {
+        std::uint32_t v = 0;
+        const std::uint32_t r0 = 4 * g;  // the group's first byte, counted from `aligned`
+        if (r0 >= skew && r0 + 4 <= skew + count) {
+          for (unsigned j = 0; j < 4; ++j)
+            v |= sent_bit(u, phases, slots, per_period, p0, r0 + j - skew, words, stride)
+                 << (8 * j);
+          reinterpret_cast<std::uint32_t*>(aligned)[g] = v;
+        } else {
+          for (unsigned j = 0; j < 4; ++j)
+            if (r0 + j >= skew && r0 + j < skew + count)
+              aligned[r0 + j] = static_cast<std::uint8_t>(
+                  sent_bit(u, phases, slots, per_period, p0, r0 + j - skew, words, stride));
+        }
+      }
+      __syncthreads();  // the words are rewritten by the next round
     }
   }
 }
