@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "conv/cuda/kernels/tiled_params.cuh"
+#include "conv/cuda/policy.hpp"
 #include "conv/cuda/tiled_geometry.hpp"
 #include "conv/plan/cuda_engine.hpp"
 #include "gpufec/common/align.hpp"
@@ -19,7 +20,8 @@ cuda::launch_shape register_residency(const register_kernel_entry& entry, bool p
       std::size_t{ring_row_words(ring, static_cast<unsigned>(entry.words))} * sizeof(unsigned);
   cudaFuncAttributes attributes{};
   GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  const int most_threads = std::min({512, limits.max_block_threads, attributes.maxThreadsPerBlock});
+  const int most_threads = std::min(
+      {policy::register_max_threads, limits.max_block_threads, attributes.maxThreadsPerBlock});
   cuda::launch_shape best;
   int best_warps = 0, natural = 0;
   for (int threads = 32; threads <= most_threads; threads += 32) {

@@ -13,6 +13,7 @@
 #include "common/cuda/pinned_buffer.cuh"
 #include "common/cuda/stream.cuh"
 #include "common/host_copy.hpp"
+#include "conv/cuda/policy.hpp"
 #include "conv/plan/cuda_engine.hpp"
 #include "conv/stream/stream_tiles.hpp"
 
@@ -34,13 +35,14 @@ class cuda_window_runner final : public window_runner {
         tile_,
         0,
         setup.kernel};
-    engine_ = cuda_factory<cuda_tiled_entry>("the CUDA conv stream decoder")(tiles);
+    engine_ = make_device_engine(tiles, "the CUDA conv stream decoder");
     // By default whole waves of resident tiles per window, at least two, as the host-batch
     // pipeline's chunks, and at least 32 MB of values: so a window's kernel fills the device
     // (no last wave runs part full) and the next window's copies hide behind it.
     window_tiles_ =
         tiles_for(tile_, setup.window_stages,
-                  device_window_tiles(tile_, setup.pattern, engine_->resident_tiles(), 2));
+                  device_window_tiles(tile_, setup.pattern, engine_->plan().resident_tiles,
+                                      policy::stream_window_waves));
   }
 
   ~cuda_window_runner() override {

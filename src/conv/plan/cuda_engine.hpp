@@ -1,14 +1,17 @@
 // The CUDA tiled Viterbi engine as the plan sees it: plain C++ (no CUDA types), so the plan builds
-// in any build. The engine itself (cuda/tiled_engine.cu) registers its factory when CUDA is
-// compiled (common/backend_registry.hpp); the plan asks for it through cuda_factory.
+// in any build. plan_tiled_cuda (cuda/tiled_plan.cu) makes every choice into a cuda_plan
+// (plan/cuda_plan.hpp); the engine (cuda/tiled_engine.cu) executes it. Both register when CUDA is
+// compiled (common/backend_registry.hpp); make_device_engine asks for them through cuda_factory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/backend_registry.hpp"
+#include "conv/plan/cuda_plan.hpp"
 #include "gpufec/common/cuda_stream.hpp"
 #include "gpufec/conv/code.hpp"
 #include "gpufec/conv/decoder.hpp"
@@ -23,7 +26,7 @@ struct tiled_setup {
   puncture_pattern pattern;
   frame_shape shape;  // streams: a truncated frame of one tile (the windows bring their own)
   termination term = termination::zero_tail;
-  tile_shape tile;            // f = 0: the default of the kernel that runs (the engine's tile())
+  tile_shape tile;            // f = 0: the default of the kernel that runs (the plan's tile)
   std::size_t max_batch = 1;  // 0: windows of a stream only (no host-batch pipeline)
   cuda_kernel kernel = cuda_kernel::automatic;
   bool fit_tile = true;       // tile.f = 0: fitted to the device and the batch (decoder_options)
@@ -63,26 +66,27 @@ class tiled_device_engine {
   // [grid, grid + decoded), are written), queued on `stream`.
   virtual void decode_window(const std::int8_t* llr, const window_geometry& window,
                              std::uint8_t* bits, cuda_stream stream) = 0;
-  // Tiles the device runs at once (a wave): windows are sized from it.
-  virtual std::size_t resident_tiles() const = 0;
   // Waits until the work queued on `stream` is done (reporting a kernel fault).
   virtual void wait(cuda_stream stream) = 0;
-  // "warps of one tile each, 4 tiles per block of 128 threads, 22 KiB shared, 3 blocks/SM".
+  // What it runs: the plan it was made with (its tile, the tiles of a wave).
+  virtual const cuda_plan& plan() const = 0;
+  // The plan's description: "registers: four threads per tile, ...".
   virtual std::string describe() const = 0;
-  // The tile shape it runs: the setup's, or the kernel's default where the setup gave none.
-  virtual tile_shape tile() const = 0;
   virtual std::size_t device_bytes() const = 0;
 };
 
 // The tile shape the CUDA decoder runs when given none, before a plan fits it (fit_tile,
 // fitted_register_tile): the default shape, long tiles with subframes, where the register kernel
 // is compiled for the code and `kernel` allows it; else the shared-memory kernel's own,
-// (256, D, D, 0). That kernel keeps a whole tile's survivors, and long tiles leave it few warps
-// (K = 9 (753,561): 1.44 Gb/s on f = 256 against 0.63 on the long tiles, H200; 0.004 dB lost
-// against ML decoding, docs/conv.md). Streams run it as it is (the same decisions on every device).
-// Defined by the engine (cuda/tiled_engine.cu): for CUDA code only, like the engine itself.
+// (policy::shared_kernel_f, D, D, 0). Streams run it as it is (the same decisions on every
+// device). Defined with the plan (cuda/tiled_plan.cu): for CUDA code only.
 tile_shape default_device_tile(const conv_code& code, const puncture_pattern& pattern,
                                cuda_kernel kernel);
+
+// Every choice of the engine for `setup` on the current device (cuda/tiled_plan.cu). Throws
+// invalid_argument for what the CUDA decoder does not run (frames of more than 2^32 LLRs, K > 9,
+// a tile whose slot does not fit shared memory, the register kernel asked for a code it lacks).
+cuda_plan plan_tiled_cuda(const tiled_setup& setup);
 
 // Tiles of f stages that `frames` frames of N stages are cut into.
 inline std::size_t batch_tiles(std::size_t f, std::size_t N, std::size_t frames) {
@@ -103,8 +107,20 @@ inline std::size_t batch_tiles(std::size_t f, std::size_t N, std::size_t frames)
 std::size_t fitted_tile_length(std::size_t nominal, std::size_t N, std::size_t frames,
                                std::size_t wave, std::size_t unit);
 
-struct cuda_tiled_entry {
-  using factory = std::unique_ptr<tiled_device_engine> (*)(const tiled_setup&);
+struct cuda_tiled_backend {
+  cuda_plan (*plan)(const tiled_setup&);
+  std::unique_ptr<tiled_device_engine> (*engine)(const tiled_setup&, const cuda_plan&);
 };
+struct cuda_tiled_entry {
+  using factory = const cuda_tiled_backend*;
+};
+
+// The engine for `setup`, planned on the current device; throws backend_unavailable naming `who`
+// without CUDA or a device.
+inline std::unique_ptr<tiled_device_engine> make_device_engine(const tiled_setup& setup,
+                                                               std::string_view who) {
+  const cuda_tiled_backend* backend = cuda_factory<cuda_tiled_entry>(who);
+  return backend->engine(setup, backend->plan(setup));
+}
 
 }  // namespace gpufec::conv::detail

@@ -56,11 +56,6 @@ backend_choice choose_backend(const decoder_options& options, backend where) {
 
 namespace detail {
 
-// Waves of resident tiles a CUDA batch should hold (summary().preferred_batch): K = 7 r = 1/2,
-// 2^20-bit frames, H200 (bench/RESULTS.md, 8ba8614): one wave (64 frames) 140.5 Gb/s, 8 waves
-// (512) 155.5, 16 waves (1024, e116c41) 158.1.
-inline constexpr std::size_t kPreferredWaves = 8;
-
 // A plan's engine: the CPU engine (cpu/engine.hpp) or the CUDA one, and the CUDA plan's staging of
 // host batches.
 class plan_engine {
@@ -130,21 +125,17 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   }
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
-    const auto make = cuda_factory<detail::cuda_tiled_entry>("the CUDA conv decoder");
-    // No shape given: the engine takes the default of the kernel it runs.
-    engine_->device =
-        make(detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile, max_batch,
-                                 options.kernel, options.fit_tile, options.cuda_test});
-    summary_.tile = engine_->device->tile();
+    // No shape given: the plan takes the default of the kernel it runs.
+    engine_->device = detail::make_device_engine(
+        detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile, max_batch,
+                            options.kernel, options.fit_tile, options.cuda_test},
+        "the CUDA conv decoder");
+    const detail::cuda_plan& plan = engine_->device->plan();
+    summary_.tile = plan.tile;
     summary_.kernel = engine_->device->describe();
     summary_.scratch_bytes =
         max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
-    const std::size_t tiles_per_frame =
-        (summary_.shape.stages + summary_.tile.f - 1) / summary_.tile.f;
-    summary_.preferred_batch = std::clamp<std::size_t>(
-        (detail::kPreferredWaves * engine_->device->resident_tiles() + tiles_per_frame - 1) /
-            tiles_per_frame,
-        1, max_batch);
+    summary_.preferred_batch = plan.preferred_batch(max_batch);
     return;
   }
   const detail::cpu_engine_setup setup{code_, pattern_,         frame_bits,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "conv/cuda/policy.hpp"
 #include "gpufec/common/error.hpp"
 
 namespace gpufec::conv::detail {
@@ -81,7 +82,7 @@ std::size_t device_window_tiles(const tile_shape& tile, const puncture_pattern& 
   const double values_per_stage =
       static_cast<double>(pattern.sent_per_period()) / static_cast<double>(pattern.period());
   const auto by_bytes =
-      static_cast<std::size_t>(std::ceil(static_cast<double>(std::size_t{32} << 20) /
+      static_cast<std::size_t>(std::ceil(static_cast<double>(policy::host_chunk_llr_bytes) /
                                          (values_per_stage * static_cast<double>(tile.f))));
   const std::size_t wave = std::max<std::size_t>(resident, 1);
   return std::max(least_waves * wave, (by_bytes + wave - 1) / wave * wave);

@@ -106,8 +106,8 @@ class window_runner {
 std::size_t tiles_for(const tile_shape& tile, std::size_t window_stages, std::size_t fallback);
 
 // A device's windows: whole waves of its `resident` tiles, at least `least_waves` of them, and at
-// least 32 MB of values, so that a window's kernel fills the device and the next window's copies
-// (tens of MB) hide behind it.
+// least policy::host_chunk_llr_bytes of values (32 MB), so that a window's kernel fills the device
+// and the next window's copies (tens of MB) hide behind it.
 std::size_t device_window_tiles(const tile_shape& tile, const puncture_pattern& pattern,
                                 std::size_t resident, std::size_t least_waves);
 

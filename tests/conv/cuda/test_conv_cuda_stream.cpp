@@ -401,11 +401,12 @@ TEST(ConvCudaStream, DISABLED_Throughput) {
                   static_cast<unsigned long long>(bits), s, bits / s * 1e-9);
   }
   // The window path alone: the kernel on device-resident values.
-  const auto make = cuda_factory<detail::cuda_tiled_entry>("test");
-  const auto engine = make(detail::tiled_setup{
-      code, pattern, make_frame_shape(code, pattern, tile.stages(), termination::truncated),
-      termination::truncated, tile, 0, cuda_kernel::automatic});
-  const std::size_t tiles = 2 * engine->resident_tiles();
+  const auto engine = detail::make_device_engine(
+      detail::tiled_setup{code, pattern,
+                          make_frame_shape(code, pattern, tile.stages(), termination::truncated),
+                          termination::truncated, tile, 0, cuda_kernel::automatic},
+      "test");
+  const std::size_t tiles = 2 * engine->plan().resident_tiles;
   const std::size_t stages = tiles * tile.f + tile.v1 + tile.v2, values = 2 * stages;
   std::int8_t* d_in = nullptr;
   std::uint8_t* d_out = nullptr;
