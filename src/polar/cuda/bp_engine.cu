@@ -1,18 +1,7 @@
-// The CUDA BP engine: chooses the kernel's layout and block shape from the device at
-// plan time, owns the device buffers, and runs host batches (chunked, copies overlapped on two
-// streams through page-locked buffers) and device batches (on the caller's stream).
-//
-// Kernels: the register kernel (bp_register_kernel.cuh: N / 8 threads per codeword, messages in
-// registers, every third column in shared memory; min-sum rules, N in [8, 2048], fp32 or fp16)
-// where options.kernel allows it, else the memory kernel (bp_kernel.cuh). Register kernel shape:
-// every number of slots per block (up to 256 threads) is scored by the occupancy API, most resident
-// codewords first, then the fewest slots per block (slots of a block iterate in lockstep).
-// Memory kernel: a codeword needs bp_slot_bytes(N, m) bytes of messages and decisions. When
-// that (plus the block header) fits the block's opt-in shared memory, the messages live in shared
-// memory, and every (threads per codeword T, codewords per block) pair that fits is scored by the
-// occupancy API: the most resident threads per SM, then the most resident codewords. Otherwise
-// (N beyond ~2^11 in fp32) the regions live in global memory, one per resident slot, T = the
-// largest block, as many slots as a wave holds and half the free memory allows.
+// The CUDA BP engine: executes a cuda_plan (plan/cuda_plan.hpp, made by cuda/bp_plan.cu) over the
+// register kernel (bp_register_kernel.cuh) or the memory kernel (bp_kernel.cuh): it owns the
+// device buffers, runs host batches (chunked, copies overlapped on two streams through
+// page-locked buffers) and device batches (on the caller's stream), and ends launches on a stop.
 #include <algorithm>
 #include <cstring>
 #include <span>
@@ -30,9 +19,6 @@
 namespace gpufec::polar::detail {
 namespace {
 
-// Host batches move in chunks of about this many LLR bytes (at least 8 waves of codewords).
-constexpr std::size_t chunk_llr_bytes = std::size_t{32} << 20;
-
 struct stream_set {
   cuda::stream stream;
   cuda::device_buffer<float> llr, soft;
@@ -45,48 +31,24 @@ struct stream_set {
 template <class Rule>
 class cuda_bp_engine final : public bp_device_engine {
  public:
-  cuda_bp_engine(const polar_code& code, const decoder_options& options, std::size_t max_batch,
+  cuda_bp_engine(const polar_code& code, const decoder_options& options, const cuda_plan& plan,
                  Rule rule)
-      : code_(code), options_(options), rule_(rule), max_batch_(max_batch) {
-    const std::uint32_t N = code.N(), K = code.K(), m = code.m();
-    const cuda::device_limits limits = cuda::current_device_limits();
-    sm_count_ = limits.sm_count;
-    soft_stride_ = options.output == output_kind::codeword_llrs ? N
-                   : options.output == output_kind::info_llrs   ? K
-                                                                : 0;
-    const bool min_sum =
-        options.update == update_rule::min_sum || options.update == update_rule::scaled_min_sum;
-    registers_ = options.kernel == cuda_kernel::registers ||
-                 options.precision == message_precision::fp16 ||
-                 (options.kernel == cuda_kernel::automatic && min_sum && N >= 8 && N <= 2048);
-    if (registers_)
-      choose_register_shape(limits);
+      : code_(code), options_(options), plan_(plan), rule_(rule) {
+    soft_stride_ = plan_.soft_stride;
+    chunk_ = plan_.chunk_frames;
+    if (plan_.registers)
+      set_register_params();
     else
-      choose_memory_shape(limits, max_batch);
-    set_up_buffers(limits, max_batch);
+      set_memory_params();
+    set_up_buffers();
   }
 
-  std::size_t scratch_bytes() const override { return device_bytes_; }
-  std::size_t device_bytes() const override { return device_bytes_; }
-  std::size_t chunk_frames() const override { return chunk_; }
+  std::size_t scratch_bytes() const override { return plan_.device_bytes; }
+  std::size_t device_bytes() const override { return plan_.device_bytes; }
+  const cuda_plan& plan() const override { return plan_; }
 
   std::string describe() const override {
-    const std::string chunks = cat("; host chunks of ", chunk_, " frames on 2 streams");
-    const std::string refill =
-        cat(", refill ", options_.refill == refill_policy::replace ? "replace" : "block");
-    if (registers_) {
-      return cat("CUDA BP register kernel (",
-                 lanes_ == 2 ? "fp16, 2 codewords per register" : "fp32", "), ", code_.N() / 8,
-                 " threads per codeword holding 8 nodes of every 3-stage group, ",
-                 (code_.m() + 2) / 3 - 1, " boundary columns in shared memory (",
-                 register_params_.region_bytes, " B per slot), ", registers_per_thread_,
-                 " registers per thread (", spilled_bytes_, " B local), ", shape_.By,
-                 " slots per block, ", cuda::to_string(shape_), ", grid ", grid_, refill, chunks);
-    }
-    return cat("CUDA BP memory kernel, messages in ", global_ ? "global" : "shared", " memory (",
-               params_.slot_bytes, " B per codeword), ", params_.T, " threads per codeword, ",
-               params_.slots, " codewords per block, ", cuda::to_string(shape_), ", grid ", grid_,
-               refill, chunks);
+    return plan_.describe(code_.N(), code_.m(), options_.refill == refill_policy::replace);
   }
 
   // Without an iterations array, the frames' iterations are summed on the device (early
@@ -100,7 +62,7 @@ class cuda_bp_engine final : public bp_device_engine {
     decode_request d = r;
     d.iterations = tally_.slots(r.frames);
     launch(d, 2, stream);
-    tally_.add(r.frames, sm_count_, stream);
+    tally_.add(r.frames, plan_.sm_count, stream);
   }
 
   std::uint64_t device_iterations() override { return tally_.take(); }
@@ -196,16 +158,11 @@ class cuda_bp_engine final : public bp_device_engine {
   }
 
  private:
-  void choose_register_shape(const cuda::device_limits& limits) {
-    const std::uint32_t N = code_.N(), m = code_.m();
-    const bool scaled = options_.update == update_rule::scaled_min_sum;
-    const bool fp16 = options_.precision == message_precision::fp16;
-    const bool left_first = options_.schedule == bp_schedule::lr_rl;
-    register_kernel_ = fp16 ? register_kernel_fp16(scaled, static_cast<int>(m), left_first)
-                            : register_kernel_fp32(scaled, static_cast<int>(m), left_first);
-    require(register_kernel_ != nullptr, "no register BP kernel for N = ", N);
-    lanes_ = fp16 ? 2 : 1;
-    if (fp16) {
+  // The register kernel's parameters and rule argument, from the plan.
+  void set_register_params() {
+    register_kernel_ = register_bp_kernel(code_, options_);
+    require(register_kernel_ != nullptr, "internal: no register BP kernel for N = ", code_.N());
+    if (options_.precision == message_precision::fp16) {
       const auto rule = lane_rules::fp16_min_sum<true>::make(options_.scale);
       static_assert(sizeof rule <= sizeof rule_argument_);
       std::memcpy(rule_argument_, &rule, sizeof rule);
@@ -213,37 +170,10 @@ class cuda_bp_engine final : public bp_device_engine {
       const lane_rules::fp32_min_sum<true> rule{options_.scale};
       std::memcpy(rule_argument_, &rule, sizeof rule);
     }
-    const unsigned T = N / 8;
-    const unsigned region =
-        bp_register_region_bytes(static_cast<int>(m), 4, lanes_);  // a float or a __half2
-    long long best_codewords = 0;
-    cudaFuncAttributes attributes{};
-    GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, register_kernel_));
-    const unsigned most_threads = static_cast<unsigned>(attributes.maxThreadsPerBlock);
-    for (unsigned slots = 1; T * slots <= most_threads; slots *= 2) {
-      const std::size_t shared =
-          bp_register_header_bytes(slots, lanes_, static_cast<int>(m)) + slots * region;
-      if (shared > limits.shared_optin) break;
-      cuda::allow_shared(register_kernel_, shared);
-      const int blocks =
-          cuda::resident_blocks(register_kernel_, static_cast<int>(T * slots), shared);
-      const long long codewords = static_cast<long long>(blocks) * slots * lanes_;
-      if (codewords > best_codewords) {
-        best_codewords = codewords;
-        shape_ = {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots), shared,
-                  blocks};
-      }
-    }
-    registers_per_thread_ = attributes.numRegs;
-    spilled_bytes_ = attributes.localSizeBytes;
-    if (!shape_)
-      throw out_of_memory(cat("the register BP kernel cannot be resident (N = ", N,
-                              ", shared memory per block ", limits.shared_optin, " B)"));
-    grid_ = static_cast<unsigned>(std::max<long long>(1, shape_.wave(sm_count_)));
+    cuda::allow_shared(register_kernel_, plan_.shape.shared);
     register_params_.K = code_.K();
-    register_params_.header_bytes =
-        bp_register_header_bytes(static_cast<unsigned>(shape_.By), lanes_, static_cast<int>(m));
-    register_params_.region_bytes = region;
+    register_params_.header_bytes = plan_.header_bytes;
+    register_params_.region_bytes = plan_.region_bytes;
     register_params_.soft_stride = static_cast<unsigned>(soft_stride_);
     register_params_.soft_at_top =
         options_.output == output_kind::codeword_llrs || code_.systematic();
@@ -251,98 +181,33 @@ class cuda_bp_engine final : public bp_device_engine {
     register_params_.early_stop = options_.early_stop;
     register_params_.systematic = code_.systematic();
     register_params_.replace = options_.refill == refill_policy::replace;
-    params_.slots = static_cast<unsigned>(shape_.By) * lanes_;  // codewords per block
   }
 
-  void choose_memory_shape(const cuda::device_limits& limits, std::size_t max_batch) {
-    const std::uint32_t N = code_.N(), K = code_.K(), m = code_.m();
-    const decoder_options& options = options_;
-    auto* kernel = &polar_bp_kernel<Rule>;
-    const std::size_t slot_bytes = bp_slot_bytes(N, m);
-    const unsigned most_threads =
-        static_cast<unsigned>(std::min<std::size_t>(N / 2, limits.max_block_threads));
-    // Shared layout: the (T, slots) pair keeping the most threads, then codewords, resident.
-    long long best_threads = 0, best_codewords = 0;
-    for (unsigned T = most_threads; T >= 1; T /= 2) {
-      for (unsigned slots = 1; T * slots <= static_cast<unsigned>(limits.max_block_threads);
-           slots *= 2) {
-        if (T * slots < 32 && T * slots < N / 2) continue;  // at least a warp, where N allows
-        const std::size_t shared = bp_header_bytes(slots) + slots * slot_bytes;
-        if (shared > limits.shared_optin) break;
-        cuda::allow_shared(kernel, shared);
-        const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T * slots), shared);
-        const long long threads = static_cast<long long>(blocks) * T * slots;
-        const long long codewords = static_cast<long long>(blocks) * slots;
-        if (threads > best_threads || (threads == best_threads && codewords > best_codewords)) {
-          best_threads = threads;
-          best_codewords = codewords;
-          shape_ = {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots),
-                    shared, blocks};
-        }
-      }
-      if (T == 1) break;
-    }
-    params_.N = N;
-    params_.K = K;
-    params_.m = m;
-    params_.slot_bytes = slot_bytes;
-    if (!shape_) {  // global layout
-      global_ = true;
-      const std::size_t shared = bp_header_bytes(1);
-      cuda::allow_shared(kernel, shared);
-      for (unsigned T = most_threads;; T /= 2) {
-        const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T), shared);
-        if (blocks > 0) {
-          shape_ = {static_cast<int>(T), static_cast<int>(T), 1, shared, blocks};
-          break;
-        }
-        require(T > 32, "the CUDA polar BP kernel cannot be resident with ", T, " threads");
-      }
-      const std::size_t affordable = limits.free_memory / 2 / slot_bytes;
-      if (affordable == 0)
-        throw out_of_memory(cat("the CUDA polar BP decoder (global layout) needs ", slot_bytes,
-                                " bytes of device memory per codeword in flight (N = ", N,
-                                "); the device has ", limits.free_memory, " bytes free"));
-      grid_ = static_cast<unsigned>(
-          std::min<std::size_t>({affordable, static_cast<std::size_t>(shape_.wave(sm_count_)),
-                                 std::max<std::size_t>(max_batch, 1)}));
-    } else {
-      grid_ = static_cast<unsigned>(std::max<long long>(1, shape_.wave(sm_count_)));
-    }
-    params_.T = static_cast<unsigned>(shape_.Bx);
-    params_.slots = static_cast<unsigned>(shape_.By);
-    params_.header_bytes = bp_header_bytes(params_.slots);
-    params_.max_iterations = options.iterations;
-    params_.early_stop = options.early_stop;
+  // The memory kernel's parameters, from the plan.
+  void set_memory_params() {
+    cuda::allow_shared(&polar_bp_kernel<Rule>, plan_.shape.shared);
+    params_.N = code_.N();
+    params_.K = code_.K();
+    params_.m = code_.m();
+    params_.slot_bytes = plan_.slot_bytes;
+    params_.T = static_cast<unsigned>(plan_.shape.Bx);
+    params_.slots = plan_.slots;
+    params_.header_bytes = plan_.header_bytes;
+    params_.max_iterations = options_.iterations;
+    params_.early_stop = options_.early_stop;
     params_.systematic = code_.systematic();
-    params_.left_first = options.schedule == bp_schedule::lr_rl;
-    params_.replace = options.refill == refill_policy::replace;
-    // Beyond the register kernel's lengths an iteration takes long enough (>= 24 stages of N / 2
-    // butterflies) for a poll of the counter by one thread to cost nothing measurable; a codeword
-    // of N = 2^20 at 10^4 iterations takes seconds.
-    params_.poll_stop = N > 2048;
+    params_.left_first = options_.schedule == bp_schedule::lr_rl;
+    params_.replace = options_.refill == refill_policy::replace;
+    params_.poll_stop = plan_.poll_stop;
     params_.soft_stride = static_cast<unsigned>(soft_stride_);
     params_.soft_column =
-        options.output == output_kind::codeword_llrs || code_.systematic() ? m : 0;
+        options_.output == output_kind::codeword_llrs || code_.systematic() ? code_.m() : 0;
   }
 
-  // Device memory: what the plan needs, checked against what is free before allocating.
-  void set_up_buffers(const cuda::device_limits& limits, std::size_t max_batch) {
+  // The device buffers the plan sized (plan_bp_cuda checked them against free memory).
+  void set_up_buffers() {
     const std::uint32_t N = code_.N(), K = code_.K();
-    const std::size_t slot_bytes = params_.slot_bytes;
-    const std::size_t resident = static_cast<std::size_t>(grid_) * params_.slots;
-    chunk_ = std::min<std::size_t>(
-        std::max<std::size_t>(max_batch, 1),
-        std::max<std::size_t>(resident * 8, chunk_llr_bytes / (std::size_t{N} * sizeof(float))));
-    const std::size_t per_frame = N * sizeof(float) + K + soft_stride_ * sizeof(float) + 4;
-    const std::size_t needed = (global_ ? resident * slot_bytes : 0) + 2 * chunk_ * per_frame +
-                               N * (1 + sizeof(std::int32_t)) + K * sizeof(std::uint32_t) +
-                               3 * sizeof(unsigned long long);
-    if (needed > limits.free_memory)
-      throw out_of_memory(cat("the CUDA polar BP plan needs ", needed, " bytes of device memory (",
-                              global_ ? "global message layout, " : "", "chunks of ", chunk_,
-                              " frames); the device has ", limits.free_memory,
-                              " bytes free: lower max_batch"));
+    const std::size_t resident = static_cast<std::size_t>(plan_.grid) * plan_.slots;
     frozen_.resize(N);
     frozen_.upload(code_.frozen_mask().data(), N);
     info_.resize(K);
@@ -353,7 +218,7 @@ class cuda_bp_engine final : public bp_device_engine {
     rank_.resize(N);
     rank_.upload(rank.data(), N);
     counters_.resize(3);
-    if (global_) scratch_.resize(resident * slot_bytes);
+    if (plan_.global) scratch_.resize(resident * plan_.slot_bytes);
     for (auto& s : sets_) {
       s.stream = cuda::stream(0);
       s.llr.resize(chunk_ * N);
@@ -363,7 +228,6 @@ class cuda_bp_engine final : public bp_device_engine {
         s.bits.resize(chunk_ * K);
       s.iterations.resize(chunk_);
     }
-    device_bytes_ = needed;
   }
 
   // Queues one kernel over `r` (device pointers) with work counter `counter` on `stream`.
@@ -371,9 +235,7 @@ class cuda_bp_engine final : public bp_device_engine {
     if (r.frames == 0) return;
     unsigned long long* next = counters_.get() + counter;
     GPUFEC_CUDA_CHECK(cudaMemsetAsync(next, 0, sizeof(unsigned long long), stream));
-    const unsigned long long per_block = params_.slots;  // codewords a block holds at once
-    const auto blocks = static_cast<unsigned>(
-        std::min<unsigned long long>((r.frames + per_block - 1) / per_block, grid_));
+    const unsigned blocks = plan_.blocks_for(r.frames);
     bp_batch_params batch;
     batch.llr = r.llr;
     batch.bits = r.info_bits;
@@ -382,22 +244,21 @@ class cuda_bp_engine final : public bp_device_engine {
     batch.frames = r.frames;
     batch.next = next;
     batch.frozen = frozen_.get();
-    if (registers_) {
+    const auto threads = static_cast<unsigned>(plan_.shape.threads);
+    if (plan_.registers) {
       bp_register_params p = register_params_;
       static_cast<bp_batch_params&>(p) = batch;
       p.rank = rank_.get();
       void* arguments[] = {&p, rule_argument_};
-      GPUFEC_CUDA_CHECK(cudaLaunchKernel(register_kernel_, dim3(blocks),
-                                         dim3(static_cast<unsigned>(shape_.threads)), arguments,
-                                         shape_.shared, stream));
+      GPUFEC_CUDA_CHECK(cudaLaunchKernel(register_kernel_, dim3(blocks), dim3(threads), arguments,
+                                         plan_.shape.shared, stream));
       return;
     }
     bp_kernel_params p = params_;
     static_cast<bp_batch_params&>(p) = batch;
     p.info = info_.get();
-    p.scratch = global_ ? scratch_.get() : nullptr;
-    polar_bp_kernel<Rule>
-        <<<blocks, static_cast<unsigned>(shape_.threads), shape_.shared, stream>>>(p, rule_);
+    p.scratch = plan_.global ? scratch_.get() : nullptr;
+    polar_bp_kernel<Rule><<<blocks, threads, plan_.shape.shared, stream>>>(p, rule_);
     GPUFEC_CUDA_CHECK_LAUNCH("polar_bp_kernel");
   }
 
@@ -417,20 +278,13 @@ class cuda_bp_engine final : public bp_device_engine {
 
   polar_code code_;
   decoder_options options_;
+  cuda_plan plan_;
   Rule rule_;
-  std::size_t max_batch_;
-  int sm_count_ = 0;
-  bool global_ = false, registers_ = false;
-  int lanes_ = 1;  // codewords per register (register kernel)
-  int registers_per_thread_ = 0;
-  std::size_t spilled_bytes_ = 0;
   const void* register_kernel_ = nullptr;
   bp_register_params register_params_;
   alignas(8) unsigned char rule_argument_[16] = {};  // the register kernel's rule, by value
-  unsigned grid_ = 1;
-  cuda::launch_shape shape_;
   bp_kernel_params params_;
-  std::size_t soft_stride_ = 0, chunk_ = 1, device_bytes_ = 0;
+  std::size_t soft_stride_ = 0, chunk_ = 1;
   cuda::device_buffer<std::uint8_t> frozen_;
   cuda::device_buffer<std::uint32_t> info_;
   cuda::device_buffer<std::int32_t> rank_;
@@ -443,25 +297,40 @@ class cuda_bp_engine final : public bp_device_engine {
 
 std::unique_ptr<bp_device_engine> make_cuda_bp(const polar_code& code,
                                                const decoder_options& options,
-                                               std::size_t max_batch) {
+                                               const cuda_plan& plan) {
   switch (options.update) {
     case update_rule::lr_sum_product:
       return std::make_unique<cuda_bp_engine<cuda_rules::lr_sum_product>>(
-          code, options, max_batch, cuda_rules::lr_sum_product{});
+          code, options, plan, cuda_rules::lr_sum_product{});
     case update_rule::sum_product:
-      return std::make_unique<cuda_bp_engine<cuda_rules::sum_product>>(code, options, max_batch,
+      return std::make_unique<cuda_bp_engine<cuda_rules::sum_product>>(code, options, plan,
                                                                        cuda_rules::sum_product{});
     case update_rule::min_sum:
-      return std::make_unique<cuda_bp_engine<cuda_rules::min_sum>>(code, options, max_batch,
+      return std::make_unique<cuda_bp_engine<cuda_rules::min_sum>>(code, options, plan,
                                                                    cuda_rules::min_sum{1.0f});
     case update_rule::scaled_min_sum:
       return std::make_unique<cuda_bp_engine<cuda_rules::min_sum>>(
-          code, options, max_batch, cuda_rules::min_sum{options.scale});
+          code, options, plan, cuda_rules::min_sum{options.scale});
   }
   return nullptr;
 }
 
-const register_cuda_backend<cuda_bp_entry> registered{&make_cuda_bp};
+const cuda_bp_backend backend{&plan_bp_cuda, &make_cuda_bp};
+const register_cuda_backend<cuda_bp_entry> registered{&backend};
 
 }  // namespace
+
+const void* memory_bp_kernel(update_rule update) {
+  switch (update) {
+    case update_rule::lr_sum_product:
+      return reinterpret_cast<const void*>(&polar_bp_kernel<cuda_rules::lr_sum_product>);
+    case update_rule::sum_product:
+      return reinterpret_cast<const void*>(&polar_bp_kernel<cuda_rules::sum_product>);
+    case update_rule::min_sum:
+    case update_rule::scaled_min_sum:
+      return reinterpret_cast<const void*>(&polar_bp_kernel<cuda_rules::min_sum>);
+  }
+  return nullptr;
+}
+
 }  // namespace gpufec::polar::detail

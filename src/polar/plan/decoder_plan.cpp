@@ -144,15 +144,15 @@ decoder_plan::decoder_plan(const polar_code& code, const decoder_options& option
   const auto [where, reason] = choose_backend(options_, requested);
   summary_.backend_reason = reason;
   if (where == backend::cuda) {
-    const auto make = cuda_factory<detail::cuda_bp_entry>("the CUDA polar BP decoder");
-    auto engine = make(code_, options_, max_batch);
+    auto engine =
+        detail::make_bp_device_engine(code_, options_, max_batch, "the CUDA polar BP decoder");
     device_ = engine.get();
     summary_.where = backend::cuda;
     summary_.path = implementation::fast;
     summary_.threads = 1;
     summary_.kernel = engine->describe();
     summary_.scratch_bytes = engine->device_bytes();
-    summary_.preferred_batch = engine->chunk_frames();
+    summary_.preferred_batch = engine->plan().chunk_frames;
     engine_ = std::move(engine);
     return;
   }
