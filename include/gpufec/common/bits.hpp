@@ -33,16 +33,21 @@ inline void word_to_bit_bytes(std::uint64_t word, std::uint8_t* out) {
     std::memcpy(out + 8 * k, detail::byte_bits[(word >> (8 * k)) & 0xFFu].data(), 8);
 }
 
-// The inverse: bit 0 of each of 64 bytes, the first the LSB, as one word. Eight bytes at a time:
-// their low bits masked, a multiply moves byte k's bit to bit 56 + k (no two products overlap,
-// so no carries), and the top byte holds the eight bits.
+// Bit 0 of each of the eight bytes of a little-endian word, the first byte's the LSB: their low
+// bits masked, a multiply moves byte k's bit to bit 56 + k (no two products overlap, so no
+// carries), and the top byte holds the eight bits. constexpr, so device code uses it too.
+constexpr std::uint64_t low_bits_of_bytes(std::uint64_t x) {
+  return ((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56;
+}
+
+// The inverse of word_to_bit_bytes: bit 0 of each of 64 bytes, the first the LSB, as one word.
 inline std::uint64_t bit_bytes_to_word(const std::uint8_t* in) {
   static_assert(std::endian::native == std::endian::little, "bytes read as a little-endian word");
   std::uint64_t word = 0;
   for (int k = 0; k < 8; ++k) {
     std::uint64_t x;
     std::memcpy(&x, in + 8 * k, 8);
-    word |= (((x & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (8 * k);
+    word |= low_bits_of_bytes(x) << (8 * k);
   }
   return word;
 }

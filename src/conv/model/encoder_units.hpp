@@ -18,6 +18,7 @@
 #include <cstring>
 #include <vector>
 
+#include "gpufec/common/bits.hpp"
 #include "gpufec/common/hd.hpp"
 #include "gpufec/conv/encoder.hpp"
 
@@ -83,7 +84,7 @@ GPUFEC_HD_INLINE std::uint64_t register_window(const encoder_units& u, const std
                                                unsigned start, std::uint64_t t0) {
   std::uint64_t x = 0;
   if (t0 + 32 <= u.info_bits && reinterpret_cast<std::uintptr_t>(w + t0) % 8 == 0) {
-    // Eight bytes at a time, their low bits gathered by a multiply (bit_bytes_to_word).
+    // Eight bytes at a time, their low bits gathered by a multiply.
     for (unsigned k = 0; k < 4; ++k) {
       std::uint64_t v;
 #ifdef __CUDA_ARCH__
@@ -91,7 +92,7 @@ GPUFEC_HD_INLINE std::uint64_t register_window(const encoder_units& u, const std
 #else
       std::memcpy(&v, w + t0 + 8 * k, 8);
 #endif
-      x |= (((v & 0x0101010101010101ull) * 0x0102040810204080ull) >> 56) << (32 + 8 * k);
+      x |= low_bits_of_bytes(v) << (32 + 8 * k);
     }
   } else {
     for (unsigned k = 0; k < 32 && t0 + k < u.info_bits; ++k)

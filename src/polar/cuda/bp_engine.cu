@@ -34,8 +34,6 @@ class cuda_bp_engine final : public bp_device_engine {
   cuda_bp_engine(const polar_code& code, const decoder_options& options, const cuda_plan& plan,
                  Rule rule)
       : code_(code), options_(options), plan_(plan), rule_(rule) {
-    soft_stride_ = plan_.soft_stride;
-    chunk_ = plan_.chunk_frames;
     if (plan_.registers)
       set_register_params();
     else
@@ -77,22 +75,23 @@ class cuda_bp_engine final : public bp_device_engine {
   void decode(const decode_request& r) override {
     const std::uint32_t N = code_.N();
     const std::size_t out_bytes =
-        chunk_ * (soft_stride_ ? soft_stride_ * sizeof(float) : std::size_t{code_.K()}) +
-        chunk_ * sizeof(std::uint32_t);
+        plan_.chunk_frames *
+            (plan_.soft_stride ? plan_.soft_stride * sizeof(float) : std::size_t{code_.K()}) +
+        plan_.chunk_frames * sizeof(std::uint32_t);
     for (auto& s : sets_) {
-      s.in.reserve(chunk_ * N * sizeof(float));
+      s.in.reserve(plan_.chunk_frames * N * sizeof(float));
       s.out.reserve(out_bytes);
       s.frames = 0;
     }
     std::size_t c = 0;
-    for (std::size_t first = 0; first < r.frames; first += chunk_, ++c) {
+    for (std::size_t first = 0; first < r.frames; first += plan_.chunk_frames, ++c) {
       stream_set& s = sets_[c % 2];
       finish(s, r);
       if (r.stop_requested()) {  // between chunks: the chunk in flight ends early too
         finish(sets_[(c + 1) % 2], r);
         throw stopped();
       }
-      const std::size_t n = std::min(chunk_, r.frames - first);
+      const std::size_t n = std::min(plan_.chunk_frames, r.frames - first);
       std::memcpy(s.in.get(), r.llr + first * N, n * N * sizeof(float));
       GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.llr.get(), s.in.get(), n * N * sizeof(float),
                                         cudaMemcpyHostToDevice, s.stream));
@@ -101,10 +100,10 @@ class cuda_bp_engine final : public bp_device_engine {
       d.frames = n;
       d.info_bits = r.info_bits ? s.bits.get() : nullptr;
       d.soft = r.soft ? s.soft.get() : nullptr;
-      d.soft_stride = soft_stride_;
+      d.soft_stride = plan_.soft_stride;
       d.iterations = r.iterations ? s.iterations.get() : nullptr;
       launch(d, c % 2, s.stream);
-      const std::size_t per = soft_stride_ ? soft_stride_ * sizeof(float) : code_.K();
+      const std::size_t per = plan_.soft_stride ? plan_.soft_stride * sizeof(float) : code_.K();
       const std::size_t out = n * per;
       if (d.info_bits)
         GPUFEC_CUDA_CHECK(
@@ -113,7 +112,7 @@ class cuda_bp_engine final : public bp_device_engine {
         GPUFEC_CUDA_CHECK(
             cudaMemcpyAsync(s.out.get(), d.soft, out, cudaMemcpyDeviceToHost, s.stream));
       if (d.iterations)
-        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.out.get() + chunk_ * per, d.iterations,
+        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.out.get() + plan_.chunk_frames * per, d.iterations,
                                           n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                           s.stream));
       s.first = first;
@@ -125,7 +124,7 @@ class cuda_bp_engine final : public bp_device_engine {
   double time_device(const decode_request& host, int repeats) override {
     const std::uint32_t N = code_.N(), K = code_.K();
     cuda::device_buffer<float> llr(host.frames * N),
-        soft(host.soft ? host.frames * soft_stride_ : 0);
+        soft(host.soft ? host.frames * plan_.soft_stride : 0);
     cuda::device_buffer<std::uint8_t> bits(host.info_bits ? host.frames * K : 0);
     cuda::device_buffer<std::uint32_t> iterations(host.iterations ? host.frames : 0);
     llr.upload(host.llr, host.frames * N);
@@ -174,7 +173,7 @@ class cuda_bp_engine final : public bp_device_engine {
     register_params_.K = code_.K();
     register_params_.header_bytes = plan_.header_bytes;
     register_params_.region_bytes = plan_.region_bytes;
-    register_params_.soft_stride = static_cast<unsigned>(soft_stride_);
+    register_params_.soft_stride = static_cast<unsigned>(plan_.soft_stride);
     register_params_.soft_at_top =
         options_.output == output_kind::codeword_llrs || code_.systematic();
     register_params_.max_iterations = options_.iterations;
@@ -199,7 +198,7 @@ class cuda_bp_engine final : public bp_device_engine {
     params_.left_first = options_.schedule == bp_schedule::lr_rl;
     params_.replace = options_.refill == refill_policy::replace;
     params_.poll_stop = plan_.poll_stop;
-    params_.soft_stride = static_cast<unsigned>(soft_stride_);
+    params_.soft_stride = static_cast<unsigned>(plan_.soft_stride);
     params_.soft_column =
         options_.output == output_kind::codeword_llrs || code_.systematic() ? code_.m() : 0;
   }
@@ -221,12 +220,12 @@ class cuda_bp_engine final : public bp_device_engine {
     if (plan_.global) scratch_.resize(resident * plan_.slot_bytes);
     for (auto& s : sets_) {
       s.stream = cuda::stream(0);
-      s.llr.resize(chunk_ * N);
-      if (soft_stride_)
-        s.soft.resize(chunk_ * soft_stride_);
+      s.llr.resize(plan_.chunk_frames * N);
+      if (plan_.soft_stride)
+        s.soft.resize(plan_.chunk_frames * plan_.soft_stride);
       else
-        s.bits.resize(chunk_ * K);
-      s.iterations.resize(chunk_);
+        s.bits.resize(plan_.chunk_frames * K);
+      s.iterations.resize(plan_.chunk_frames);
     }
   }
 
@@ -268,11 +267,13 @@ class cuda_bp_engine final : public bp_device_engine {
     const in_flight chunks[] = {{sets_[0].stream, counters_.get()},
                                 {sets_[1].stream, counters_.get() + 1}};
     stopper_.wait(s.stream, r.stop, chunks);
-    const std::size_t n = s.frames, per = soft_stride_ ? soft_stride_ * sizeof(float) : code_.K();
+    const std::size_t n = s.frames,
+                      per = plan_.soft_stride ? plan_.soft_stride * sizeof(float) : code_.K();
     if (r.info_bits) std::memcpy(r.info_bits + s.first * code_.K(), s.out.get(), n * per);
-    if (r.soft) std::memcpy(r.soft + s.first * soft_stride_, s.out.get(), n * per);
+    if (r.soft) std::memcpy(r.soft + s.first * plan_.soft_stride, s.out.get(), n * per);
     if (r.iterations)
-      std::memcpy(r.iterations + s.first, s.out.get() + chunk_ * per, n * sizeof(std::uint32_t));
+      std::memcpy(r.iterations + s.first, s.out.get() + plan_.chunk_frames * per,
+                  n * sizeof(std::uint32_t));
     s.frames = 0;
   }
 
@@ -284,7 +285,6 @@ class cuda_bp_engine final : public bp_device_engine {
   bp_register_params register_params_;
   alignas(8) unsigned char rule_argument_[16] = {};  // the register kernel's rule, by value
   bp_kernel_params params_;
-  std::size_t soft_stride_ = 0, chunk_ = 1;
   cuda::device_buffer<std::uint8_t> frozen_;
   cuda::device_buffer<std::uint32_t> info_;
   cuda::device_buffer<std::int32_t> rank_;

@@ -14,15 +14,16 @@
 namespace gpufec::sim {
 namespace {
 
-// The 16 bytes (one a bit, LSB first) of half `half` of a 32-bit source word.
+// Bits 4q .. 4q + 3 of a source word as four bytes (one a bit, the first the lowest byte).
+__device__ inline std::uint32_t nibble_bytes(std::uint32_t v, unsigned q) {
+  const std::uint32_t nibble = v >> (4 * q);
+  return (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
+}
+
+// The 16 bytes of half `half` of a 32-bit source word.
 __device__ inline uint4 half_word_bytes(std::uint32_t v, unsigned half) {
-  const std::uint32_t h = v >> (16 * half);
-  std::uint32_t four[4];
-  for (int q = 0; q < 4; ++q) {
-    const std::uint32_t nibble = h >> (4 * q);
-    four[q] = (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
-  }
-  return make_uint4(four[0], four[1], four[2], four[3]);
+  return make_uint4(nibble_bytes(v, 4 * half), nibble_bytes(v, 4 * half + 1),
+                    nibble_bytes(v, 4 * half + 2), nibble_bytes(v, 4 * half + 3));
 }
 
 // source_kernel. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
@@ -59,10 +60,7 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
       const std::uint64_t begin = 32 * w, n = K - begin < 32 ? K - begin : 32;
       if (aligned && n == 32) {
         auto* four = reinterpret_cast<std::uint32_t*>(out + begin);
-        for (int q = 0; q < 8; ++q) {
-          const std::uint32_t nibble = v >> (4 * q);
-          four[q] = (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
-        }
+        for (unsigned q = 0; q < 8; ++q) four[q] = nibble_bytes(v, q);
       } else {
         for (std::uint64_t i = 0; i < n; ++i) out[begin + i] = (v >> i) & 1u;
       }
