@@ -51,6 +51,43 @@ void allow_shared(Kernel kernel, std::size_t shared) {
                                          cudaSharedmemCarveoutMaxShared));
 }
 
+// The occupancy search every plan runs (seed paper sec. V): candidate shapes offered in the
+// plan's order of preference, each asked of the occupancy API at its threads and shared memory,
+// and the one whose score (resident tiles, codewords, threads ... per SM: the plan's measure of
+// them, from the blocks per SM) is highest is kept; on a tie the earlier one stays, unless the
+// offer says later ones win ties. A shape whose shared memory exceeds what a block may opt in to
+// is not asked (resident() is 0).
+template <class Kernel>
+class shape_search {
+ public:
+  shape_search(Kernel kernel, std::size_t shared_optin) : kernel_(kernel), optin_(shared_optin) {}
+
+  // Resident blocks per SM of the kernel at `threads` threads and `shared` bytes, having let it
+  // use them (0: more than the device gives a block, or no block fits).
+  int resident(int threads, std::size_t shared) const {
+    if (shared > optin_) return 0;
+    allow_shared(kernel_, shared);
+    return resident_blocks(kernel_, threads, shared);
+  }
+  // Keeps `shape` when its `score` beats the best so far (ties too if `ties_win`); a shape of no
+  // resident block never wins.
+  bool offer(const launch_shape& shape, long long score, bool ties_win = false) {
+    if (shape.blocks_per_sm <= 0) return false;
+    if (best_ && (score < score_ || (score == score_ && !ties_win))) return false;
+    best_ = shape;
+    score_ = score;
+    return true;
+  }
+  const launch_shape& best() const { return best_; }
+  long long best_score() const { return score_; }
+
+ private:
+  Kernel kernel_;
+  std::size_t optin_;
+  launch_shape best_;
+  long long score_ = 0;
+};
+
 // A block per item, a thread per element: the widest block of whole warps, from `threads` down by
 // halves, that keeps a block resident with `shared` bytes ({} when not even a warp does).
 template <class Kernel>

@@ -22,22 +22,19 @@ cuda::launch_shape register_residency(const register_kernel_entry& entry, bool p
   GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const int most_threads = std::min(
       {policy::register_max_threads, limits.max_block_threads, attributes.maxThreadsPerBlock});
-  cuda::launch_shape best;
-  int best_warps = 0, natural = 0;
+  cuda::shape_search search(kernel, limits.shared_optin);
+  int natural = 0;
   for (int threads = 32; threads <= most_threads; threads += 32) {
     const std::size_t shared = per_thread * static_cast<std::size_t>(threads);
     if (shared > limits.shared_optin) break;
-    cuda::allow_shared(kernel, shared);
-    const int warps = threads / 32, blocks = cuda::resident_blocks(kernel, threads, shared);
+    const int warps = threads / 32, blocks = search.resident(threads, shared);
     // The most blocks whose warps are a whole number per scheduler.
     const int step = kSchedulersPerSM / std::gcd(warps, kSchedulersPerSM);
     const int even = blocks / step * step;
-    if (even * warps > best_warps) {
-      best_warps = even * warps;
-      best = {threads, 1, threads, shared, even};
+    if (search.offer({threads, 1, threads, shared, even}, static_cast<long long>(even) * warps))
       natural = blocks;
-    }
   }
+  cuda::launch_shape best = search.best();
   if (!best || natural == best.blocks_per_sm) return best;
   // Pad the block's shared memory, to the least that keeps out the blocks beyond `even` (fewer
   // blocks fit as a block takes more).

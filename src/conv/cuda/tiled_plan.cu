@@ -44,21 +44,16 @@ void set_shared_layout(tiled_params& p, const conv_code& code, const tile_shape&
 
 // The shared-memory kernel's block: 1, 2, 4, ... warps, the most resident warps per SM.
 cuda::launch_shape shared_kernel_shape(unsigned slot_bytes, const cuda::device_limits& limits) {
-  cuda::launch_shape best;
-  int best_warps = 0;
+  cuda::shape_search search(tiled_viterbi_kernel, limits.shared_optin);
   for (int warps = 1; warps <= policy::shared_kernel_max_warps; warps *= 2) {
     const std::size_t shared = static_cast<std::size_t>(warps) * slot_bytes;
     if (shared > limits.shared_optin || 32 * warps > limits.max_block_threads) break;
-    cuda::allow_shared(tiled_viterbi_kernel, shared);
-    const int blocks = cuda::resident_blocks(tiled_viterbi_kernel, 32 * warps, shared);
-    if (blocks * warps > best_warps) {
-      best_warps = blocks * warps;
-      best = {32 * warps, 32, warps, shared, blocks};
-    }
+    const int blocks = search.resident(32 * warps, shared);
+    search.offer({32 * warps, 32, warps, shared, blocks}, static_cast<long long>(blocks) * warps);
   }
-  require(best_warps > 0, "the CUDA conv kernel cannot be resident with ", slot_bytes,
+  require(search.best().threads > 0, "the CUDA conv kernel cannot be resident with ", slot_bytes,
           " bytes of shared memory per tile");
-  return best;
+  return search.best();
 }
 
 }  // namespace

@@ -33,23 +33,21 @@ void plan_register_kernel(cuda_plan& plan, const polar_code& code, const decoder
   const unsigned T = N / 8;
   plan.region_bytes =
       bp_register_region_bytes(static_cast<int>(m), 4, plan.lanes);  // a float or a __half2
-  long long best_codewords = 0;
   cudaFuncAttributes attributes{};
   GPUFEC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   const auto most_threads = static_cast<unsigned>(attributes.maxThreadsPerBlock);
+  // The most codewords resident.
+  cuda::shape_search search(kernel, limits.shared_optin);
   for (unsigned slots = 1; T * slots <= most_threads; slots *= 2) {
     const std::size_t shared = bp_register_header_bytes(slots, plan.lanes, static_cast<int>(m)) +
                                slots * plan.region_bytes;
     if (shared > limits.shared_optin) break;
-    cuda::allow_shared(kernel, shared);
-    const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T * slots), shared);
-    const long long codewords = static_cast<long long>(blocks) * slots * plan.lanes;
-    if (codewords > best_codewords) {
-      best_codewords = codewords;
-      plan.shape = {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots),
-                    shared, blocks};
-    }
+    const int blocks = search.resident(static_cast<int>(T * slots), shared);
+    search.offer(
+        {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots), shared, blocks},
+        static_cast<long long>(blocks) * slots * plan.lanes);
   }
+  plan.shape = search.best();
   plan.registers_per_thread = attributes.numRegs;
   plan.spilled_bytes = attributes.localSizeBytes;
   if (!plan.shape)
@@ -69,32 +67,28 @@ void plan_memory_kernel(cuda_plan& plan, const polar_code& code, const decoder_o
   const unsigned most_threads =
       static_cast<unsigned>(std::min<std::size_t>(N / 2, limits.max_block_threads));
   // Shared layout: the (T, slots) pair keeping the most threads, then codewords, resident.
-  long long best_threads = 0, best_codewords = 0;
+  cuda::shape_search search(kernel, limits.shared_optin);
   for (unsigned T = most_threads; T >= 1; T /= 2) {
     for (unsigned slots = 1; T * slots <= static_cast<unsigned>(limits.max_block_threads);
          slots *= 2) {
       if (T * slots < policy::memory_least_block && T * slots < N / 2) continue;
       const std::size_t shared = bp_header_bytes(slots) + slots * plan.slot_bytes;
       if (shared > limits.shared_optin) break;
-      cuda::allow_shared(kernel, shared);
-      const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T * slots), shared);
+      const int blocks = search.resident(static_cast<int>(T * slots), shared);
       const long long threads = static_cast<long long>(blocks) * T * slots;
       const long long codewords = static_cast<long long>(blocks) * slots;
-      if (threads > best_threads || (threads == best_threads && codewords > best_codewords)) {
-        best_threads = threads;
-        best_codewords = codewords;
-        plan.shape = {static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots),
-                      shared, blocks};
-      }
+      search.offer({static_cast<int>(T * slots), static_cast<int>(T), static_cast<int>(slots),
+                    shared, blocks},
+                   (threads << 32) + codewords);
     }
     if (T == 1) break;
   }
+  plan.shape = search.best();
   if (!plan.shape) {  // global layout
     plan.global = true;
     const std::size_t shared = bp_header_bytes(1);
-    cuda::allow_shared(kernel, shared);
     for (unsigned T = most_threads;; T /= 2) {
-      const int blocks = cuda::resident_blocks(kernel, static_cast<int>(T), shared);
+      const int blocks = search.resident(static_cast<int>(T), shared);
       if (blocks > 0) {
         plan.shape = {static_cast<int>(T), static_cast<int>(T), 1, shared, blocks};
         break;

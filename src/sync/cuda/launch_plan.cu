@@ -65,7 +65,7 @@ void plan_storage(cuda_plan& p, const geometry& g, const decoder_options& o,
 template <class Kernel, class SharedOf>
 launch_shape pick(const cuda_plan& p, const device_geometry& dg, Kernel kernel, int Bx,
                   int max_states, SharedOf shared_of) {
-  launch_shape best;
+  cuda::shape_search search(kernel, p.shared_optin);
   std::vector<int> lane_options;  // whole warps first, then a single lane as the last resort
   for (int lanes = Bx; lanes >= 32; lanes -= 32) lane_options.push_back(lanes);
   if (Bx < 32) lane_options.push_back(Bx);
@@ -74,15 +74,14 @@ launch_shape pick(const cuda_plan& p, const device_geometry& dg, Kernel kernel, 
     for (int states = std::clamp(policy::target_threads / lanes, 1, max_states); states >= 1;
          states /= 2) {
       const std::size_t shared = shared_of(lanes, states);
-      if (shared > p.shared_optin) continue;
-      allow_shared(kernel, shared);
-      const int blocks = resident_blocks(kernel, lanes * states, shared);
+      const int blocks = search.resident(lanes * states, shared);
       // Ties go to the smaller block (states shrink in this loop): more, shorter blocks.
-      if (blocks > 0 && blocks * lanes * states >= best.blocks_per_sm * best.threads)
-        best = {lanes * states, lanes, states, shared, blocks};
+      search.offer({lanes * states, lanes, states, shared, blocks},
+                   static_cast<long long>(blocks) * lanes * states, true);
     }
-    if (best.threads) break;
+    if (search.best()) break;
   }
+  const launch_shape best = search.best();
   require<out_of_memory>(best.threads > 0,
                          "the lattice rows need more shared memory than the device's ",
                          p.shared_optin, " bytes per block (row of ", dg.row_len, " values)");
@@ -101,15 +100,14 @@ void plan_gamma(cuda_plan& p, const device_geometry& dg) {
       dg.Mn >= 2 && dg.Mn <= gamma_warp_max_width && dg.N <= 65535)  // i is grid.y
     p.gamma_width = dg.Mn;
   if (p.gamma_width) {
-    const auto kernel = gamma_warp_for(p.gamma_width, p.gamma_nosub);
+    cuda::shape_search search(gamma_warp_for(p.gamma_width, p.gamma_nosub), p.shared_optin);
     for (int threads = 32; threads <= policy::gamma_max_threads; threads *= 2) {
       const std::size_t shared = gamma_warp_shared(p.gamma_width, threads);
-      if (shared > p.shared_optin) continue;
-      allow_shared(kernel, shared);
-      const int blocks = resident_blocks(kernel, threads, shared);
-      if (blocks * threads > p.gamma.blocks_per_sm * p.gamma.threads)
-        p.gamma = {threads, 32, threads / 32, shared, blocks};
+      const int blocks = search.resident(threads, shared);
+      search.offer({threads, 32, threads / 32, shared, blocks},
+                   static_cast<long long>(blocks) * threads);
     }
+    p.gamma = search.best();
     require(p.gamma.threads > 0, "no block of the gamma kernel fits the device");
     return;
   }
@@ -225,7 +223,7 @@ void plan_fold(cuda_plan& p, const device_geometry& dg) {
         p.fold_items = {threads, 32, threads / 32, shared, blocks};
     }
   }
-  const auto kernel = gamma_beta_frame_for(p.gamma_width, p.gamma_nosub);
+  cuda::shape_search search(gamma_beta_frame_for(p.gamma_width, p.gamma_nosub), p.shared_optin);
   const int max_warps = std::min(policy::frame_max_threads, p.max_block_threads) / 32;
   const int least = std::min(policy::frame_least_states_per_warp, dg.M);
   for (int warps = std::min(max_warps, dg.M); warps >= 1; --warps) {
@@ -234,14 +232,10 @@ void plan_fold(cuda_plan& p, const device_geometry& dg) {
     // Each block size with its fewest states per warp (and no warp without states).
     if (per_warp < least || (dg.M + per_warp - 1) / per_warp != warps) continue;
     const std::size_t shared = gamma_beta_frame_shared(p.gamma_width, warps * 32, dg.M, dg.Kp);
-    if (shared > p.shared_optin) continue;
-    allow_shared(kernel, shared);
-    const int blocks = resident_blocks(kernel, warps * 32, shared);
+    const int blocks = search.resident(warps * 32, shared);
     const int resident = blocks * warps;
-    if (blocks == 0 ||
-        (p.fold_frames.threads && resident <= p.fold_frames.blocks_per_sm * p.fold_frames.By))
-      continue;
-    p.fold_frames = {warps * 32, 32, warps, shared, blocks};
+    if (!search.offer({warps * 32, 32, warps, shared, blocks}, resident)) continue;
+    p.fold_frames = search.best();
     p.frame_states_per_warp = per_warp;
     if (resident >= policy::frame_resident_warps) break;
   }

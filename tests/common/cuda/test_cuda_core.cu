@@ -196,6 +196,33 @@ __global__ void unopted_shared_kernel(float* out) {
 
 // A launch the runtime refuses (dynamic shared memory above 48 KB without the opt-in) is reported
 // as what failed and why, in words, with the source place last, never as a bare path.
+__global__ void offered_kernel(float* out) {
+  extern __shared__ float scratch[];
+  scratch[threadIdx.x] = 1.0f;
+  __syncthreads();
+  if (out) out[threadIdx.x] = scratch[(threadIdx.x + 1) % blockDim.x];
+}
+
+TEST(CudaCore, TheShapeSearchKeepsTheBestScoreAndTheFirstOrLastOfTies) {
+  SKIP_WITHOUT_GPU();
+  const device_limits limits = current_device_limits();
+  shape_search search(offered_kernel, limits.shared_optin);
+  EXPECT_EQ(search.resident(64, limits.shared_optin + 1), 0);  // more than a block may have
+  const int small = search.resident(64, 1024);
+  ASSERT_GT(small, 0);
+  EXPECT_FALSE(search.offer({64, 64, 1, 1024, 0}, 100));  // no resident block never wins
+  EXPECT_TRUE(search.offer({64, 64, 1, 1024, small}, 10));
+  EXPECT_FALSE(search.offer({128, 128, 1, 1024, small}, 10));       // a tie keeps the first
+  EXPECT_TRUE(search.offer({256, 256, 1, 1024, small}, 10, true));  // unless ties win
+  EXPECT_EQ(search.best().threads, 256);
+  EXPECT_FALSE(search.offer({512, 512, 1, 1024, small}, 9, true));
+  EXPECT_TRUE(search.offer({32, 32, 1, 1024, small}, 11));
+  EXPECT_EQ(search.best().threads, 32);
+  EXPECT_EQ(search.best_score(), 11);
+  // More shared memory per block: no more blocks resident than with less.
+  EXPECT_LE(search.resident(64, limits.shared_optin), small);
+}
+
 TEST(CudaCore, ARefusedLaunchSaysWhatFailedInWords) {
   SKIP_WITHOUT_GPU();
   device_buffer<float> out(32);
