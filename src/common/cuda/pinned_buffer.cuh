@@ -31,6 +31,7 @@ class pinned_buffer {
     bytes_ = 0;
   }
   unsigned char* get() const { return static_cast<unsigned char*>(ptr_); }
+  std::size_t bytes() const { return bytes_; }
   // The same memory as a kernel addresses it.
   unsigned char* device() const { return static_cast<unsigned char*>(device_); }
 

@@ -79,17 +79,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
   void decode_window(const std::int8_t* llr, const window_geometry& window, std::uint8_t* bits,
                      cuda_stream stream) override {
     if (window.tiles == 0) return;
-    kernel_params p = params_;  // a truncated frame of the window's stages (tiled_params)
-    p.llr = llr;
-    p.bits = bits;
-    p.frames = 1;
-    p.N = static_cast<unsigned>(window.stages);
-    p.info_bits = static_cast<unsigned>(window.stages);
-    p.coded_bits = static_cast<unsigned>(window.values);
-    p.tiles_per_frame = static_cast<unsigned>(window.tiles);
-    p.grid = static_cast<unsigned>(window.grid);
-    p.open_start = window.open_start;
-    launch(p, stream);
+    launch(window_params(llr, window, window.stages, params_.zero_tail, bits), stream);
   }
 
   void decode_device_float(const float* llr, std::size_t frames, double fixed_scale,
@@ -116,6 +106,24 @@ class cuda_tiled_engine final : public tiled_device_engine {
   }
 
  private:
+  // The kernel's parameters for one window decoded as a frame of its stages (tiled_params), of
+  // which the first `info_bits` are info stages and whose end is a zero tail or not.
+  kernel_params window_params(const std::int8_t* llr, const window_geometry& window,
+                              std::size_t info_bits, bool zero_tail, std::uint8_t* bits) const {
+    kernel_params p = params_;
+    p.llr = llr;
+    p.bits = bits;
+    p.frames = 1;
+    p.N = static_cast<unsigned>(window.stages);
+    p.info_bits = static_cast<unsigned>(info_bits);
+    p.coded_bits = static_cast<unsigned>(window.values);
+    p.tiles_per_frame = static_cast<unsigned>(window.tiles);
+    p.grid = static_cast<unsigned>(window.grid);
+    p.open_start = window.open_start;
+    p.zero_tail = zero_tail;
+    return p;
+  }
+
   // Queues the kernel the plan chose over p.frames frames of p.tiles_per_frame tiles.
   void launch(const kernel_params& p, cuda_stream stream) {
     const unsigned blocks =
@@ -144,12 +152,9 @@ class cuda_tiled_engine final : public tiled_device_engine {
             " frames exceed max_batch = ", setup_.max_batch);
     const auto* in = reinterpret_cast<const unsigned char*>(llr);
     if (!windows_) {
-      pipeline_->run(in, frames, bits,
-                     [&](const unsigned char* d_llr, unsigned char* d_bits, std::size_t n,
-                         cudaStream_t stream) {
-                       decode_device(reinterpret_cast<const std::int8_t*>(d_llr), n, d_bits,
-                                     stream);
-                     });
+      pipeline_->run(in, frames, {bits, nullptr}, [&](const cuda::chunk_pipeline::lane_work& w) {
+        decode_device(reinterpret_cast<const std::int8_t*>(w.in), w.frames, w.out[0], w.stream);
+      });
       return;
     }
     // Frame by frame, window by window: each piece is the window's LLRs in and its decided bits
@@ -160,7 +165,7 @@ class cuda_tiled_engine final : public tiled_device_engine {
     std::size_t frame = 0;
     stream_window window;
     pipeline_->run_pieces(
-        in, frames * fs.coded_bits, bits, frames * fs.info_bits,
+        in, frames * fs.coded_bits, {bits, nullptr}, {frames * fs.info_bits, 0},
         [&]() -> std::optional<cuda::chunk_pipeline::piece> {
           for (; frame < frames; ++frame, tiling.reset()) {
             // Whole windows while the frame has them, then the rest (at most a window and the
@@ -171,30 +176,24 @@ class cuda_tiled_engine final : public tiled_device_engine {
             tiling.advance(*w);
             window = *w;
             const std::size_t info = info_stages(window), begin = window.origin + window.grid;
-            return cuda::chunk_pipeline::piece{
-                frame * fs.coded_bits + window.first_value,
-                window.values,
-                frame * fs.info_bits + begin,
-                info > window.grid ? std::min(window.decoded, info - window.grid) : 0,
-                window.grid,
-                1};
+            cuda::chunk_pipeline::piece p;
+            p.in_at = frame * fs.coded_bits + window.first_value;
+            p.in_bytes = window.values;
+            p.out[0] = {frame * fs.info_bits + begin,
+                        info > window.grid ? std::min(window.decoded, info - window.grid) : 0,
+                        window.grid};
+            p.frames = 1;
+            return p;
           }
           return std::nullopt;
         },
-        [&](const unsigned char* d_llr, unsigned char* d_bits, const cuda::chunk_pipeline::piece&,
-            cudaStream_t stream) {
-          kernel_params p = params_;  // a frame of the window's stages (tiled_params)
-          p.llr = reinterpret_cast<const std::int8_t*>(d_llr);
-          p.bits = d_bits;
-          p.frames = 1;
-          p.N = static_cast<unsigned>(window.stages);
-          p.info_bits = static_cast<unsigned>(info_stages(window));
-          p.coded_bits = static_cast<unsigned>(window.values);
-          p.tiles_per_frame = static_cast<unsigned>(window.tiles);
-          p.grid = static_cast<unsigned>(window.grid);
-          p.open_start = window.open_start();
-          p.zero_tail = params_.zero_tail && window.origin + window.stages == fs.stages;
-          launch(p, stream);
+        [&](const cuda::chunk_pipeline::lane_work& w, const cuda::chunk_pipeline::piece&) {
+          const window_geometry g{window.stages, window.values, window.grid, window.tiles,
+                                  window.open_start()};
+          launch(window_params(reinterpret_cast<const std::int8_t*>(w.in), g, info_stages(window),
+                               params_.zero_tail && window.origin + window.stages == fs.stages,
+                               w.out[0]),
+                 w.stream);
         });
   }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "common/cuda/chunk_pipeline.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "conv/cuda/kernels/shared_kernel.cuh"
 #include "conv/cuda/policy.hpp"
@@ -141,7 +142,19 @@ cuda_plan plan_tiled_cuda(const tiled_setup& setup) {
                             p.tiles_per_frame,
                         host_chunk),
                std::max<std::size_t>(setup.max_batch, 1));
-  if (setup.max_batch == 0) return plan;  // a stream's engine: windows only
+  // The code's tables the kernels read (the engine uploads them), then the host pipeline's lanes.
+  const puncture_tables tables = make_puncture_tables(code, pattern);
+  plan.device_bytes = tables.phase_base.size() * sizeof(int) + tables.phase_mask.size() +
+                      2 * std::size_t{code.states()};
+  if (setup.max_batch == 0) {
+    // A stream's engine: windows only, by default whole waves of resident tiles, at least
+    // policy::stream_window_waves, as the host-batch pipeline's chunks, and at least 32 MB of
+    // values: so a window's kernel fills the device (no last wave runs part full) and the next
+    // window's copies hide behind it.
+    plan.window_tiles =
+        device_window_tiles(tile, pattern, plan.resident_tiles, policy::stream_window_waves);
+    return plan;
+  }
   plan.host_batches = true;
   // A frame of more tiles than a window goes in windows instead, as a stream's do: the device
   // holds two windows whatever the frame's length, and every tile runs as in the whole frame, so
@@ -151,10 +164,16 @@ cuda_plan plan_tiled_cuda(const tiled_setup& setup) {
       setup.test.host_window_tiles
           ? setup.test.host_window_tiles
           : device_window_tiles(tile, pattern, plan.resident_tiles, policy::host_window_waves);
-  if (!p.circle && p.tiles_per_frame > window_tiles)
+  if (!p.circle && p.tiles_per_frame > window_tiles) {
     plan.window_tiles = window_tiles;
-  else
+    const stream_tiling windows(tile, pattern, window_tiles);
+    plan.device_bytes +=
+        cuda::chunk_pipeline::device_bytes_for(1, windows.max_values(), {windows.max_stages(), 0});
+  } else {
     plan.chunk_frames = std::min(host_chunk, setup.max_batch);
+    plan.device_bytes +=
+        cuda::chunk_pipeline::device_bytes_for(plan.chunk_frames, fs.coded_bits, {fs.info_bits, 0});
+  }
   return plan;
 }
 

@@ -38,11 +38,15 @@ struct cuda_plan {
   std::size_t resident_tiles = 0;
 
   // Host batches (none for a stream's engine, max_batch = 0): chunks of chunk_frames frames on two
-  // streams, or, where window_tiles > 0, each frame in windows of window_tiles tiles.
+  // streams, or, where window_tiles > 0, each frame in windows of window_tiles tiles. A stream's
+  // engine: window_tiles is the windows' length unless its caller asks for another.
   bool host_batches = false;
   std::size_t chunk_frames = 0, window_tiles = 0;
   // The device float and hard paths quantize chunks of this many frames.
   std::size_t quantizer_frames = 1;
+  // Device memory the engine holds once made: the code's tables and the host pipeline's two lanes
+  // (the quantizer's chunks come on the first float or hard device batch).
+  std::size_t device_bytes = 0;
 
   // --- Rules ------------------------------------------------------------------------------------
   // Blocks of a launch over `tiles` tiles: enough for them, at most policy::launch_waves waves.

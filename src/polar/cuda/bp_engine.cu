@@ -1,15 +1,16 @@
 // The CUDA BP engine: executes a cuda_plan (plan/cuda_plan.hpp, made by cuda/bp_plan.cu) over the
 // register kernel (bp_register_kernel.cuh) or the memory kernel (bp_kernel.cuh): it owns the
-// device buffers, runs host batches (chunked, copies overlapped on two streams through
-// page-locked buffers) and device batches (on the caller's stream), and ends launches on a stop.
+// device buffers, runs host batches (through the chunk pipeline, common/cuda/chunk_pipeline.cuh)
+// and device batches (on the caller's stream), and ends launches on a stop.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "common/cuda/chunk_pipeline.cuh"
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
-#include "common/cuda/pinned_buffer.cuh"
 #include "common/cuda/stream.cuh"
 #include "polar/cuda/kernels/bp_kernel.cuh"
 #include "polar/cuda/kernels/bp_register_kernels.cuh"
@@ -18,15 +19,6 @@
 
 namespace gpufec::polar::detail {
 namespace {
-
-struct stream_set {
-  cuda::stream stream;
-  cuda::device_buffer<float> llr, soft;
-  cuda::device_buffer<std::uint8_t> bits;
-  cuda::device_buffer<std::uint32_t> iterations;
-  cuda::pinned_buffer in, out;        // LLRs; then bits, soft, iterations
-  std::size_t first = 0, frames = 0;  // the chunk in flight
-};
 
 template <class Rule>
 class cuda_bp_engine final : public bp_device_engine {
@@ -70,55 +62,32 @@ class cuda_bp_engine final : public bp_device_engine {
     stopper_.wait(stream, stop, std::span(&launch, 1));
   }
 
-  // Chunk c runs on stream c mod 2: while one stream's kernel runs, the other's copies move and
-  // the host stages the next chunk's LLRs into page-locked memory.
+  // Host batches through the chunk pipeline: chunk c on lane c mod 2, so that while one lane's
+  // kernel runs, the other's copies move and the host stages the next chunk's LLRs. Each lane's
+  // launches take frames from their own work counter (0 or 1), which a stop sets to end them.
   void decode(const decode_request& r) override {
-    const std::uint32_t N = code_.N();
-    const std::size_t out_bytes =
-        plan_.chunk_frames *
-            (plan_.soft_stride ? plan_.soft_stride * sizeof(float) : std::size_t{code_.K()}) +
-        plan_.chunk_frames * sizeof(std::uint32_t);
-    for (auto& s : sets_) {
-      s.in.reserve(plan_.chunk_frames * N * sizeof(float));
-      s.out.reserve(out_bytes);
-      s.frames = 0;
-    }
-    std::size_t c = 0;
-    for (std::size_t first = 0; first < r.frames; first += plan_.chunk_frames, ++c) {
-      stream_set& s = sets_[c % 2];
-      finish(s, r);
-      if (r.stop_requested()) {  // between chunks: the chunk in flight ends early too
-        finish(sets_[(c + 1) % 2], r);
-        throw stopped();
-      }
-      const std::size_t n = std::min(plan_.chunk_frames, r.frames - first);
-      std::memcpy(s.in.get(), r.llr + first * N, n * N * sizeof(float));
-      GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.llr.get(), s.in.get(), n * N * sizeof(float),
-                                        cudaMemcpyHostToDevice, s.stream));
-      decode_request d;
-      d.llr = s.llr.get();
-      d.frames = n;
-      d.info_bits = r.info_bits ? s.bits.get() : nullptr;
-      d.soft = r.soft ? s.soft.get() : nullptr;
-      d.soft_stride = plan_.soft_stride;
-      d.iterations = r.iterations ? s.iterations.get() : nullptr;
-      launch(d, c % 2, s.stream);
-      const std::size_t per = plan_.soft_stride ? plan_.soft_stride * sizeof(float) : code_.K();
-      const std::size_t out = n * per;
-      if (d.info_bits)
-        GPUFEC_CUDA_CHECK(
-            cudaMemcpyAsync(s.out.get(), d.info_bits, out, cudaMemcpyDeviceToHost, s.stream));
-      if (d.soft)
-        GPUFEC_CUDA_CHECK(
-            cudaMemcpyAsync(s.out.get(), d.soft, out, cudaMemcpyDeviceToHost, s.stream));
-      if (d.iterations)
-        GPUFEC_CUDA_CHECK(cudaMemcpyAsync(s.out.get() + plan_.chunk_frames * per, d.iterations,
-                                          n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
-                                          s.stream));
-      s.first = first;
-      s.frames = n;
-    }
-    for (auto& s : sets_) finish(s, r);
+    const in_flight lanes[] = {{pipeline_->lane_stream(0), counters_.get()},
+                               {pipeline_->lane_stream(1), counters_.get() + 1}};
+    const auto wait = [&](cudaStream_t stream) { stopper_.wait(stream, r.stop, lanes); };
+    pipeline_->run(
+        reinterpret_cast<const unsigned char*>(r.llr), r.frames,
+        {r.soft ? reinterpret_cast<unsigned char*>(r.soft) : r.info_bits,
+         reinterpret_cast<unsigned char*>(r.iterations)},
+        [&](const cuda::chunk_pipeline::lane_work& w) {
+          if (r.stop_requested()) {  // between chunks: the chunk in flight ends early too
+            wait(lanes[w.lane ^ 1].stream);
+            throw stopped();
+          }
+          decode_request d;
+          d.llr = reinterpret_cast<const float*>(w.in);
+          d.frames = w.frames;
+          d.info_bits = r.info_bits ? w.out[0] : nullptr;
+          d.soft = r.soft ? reinterpret_cast<float*>(w.out[0]) : nullptr;
+          d.soft_stride = plan_.soft_stride;
+          d.iterations = reinterpret_cast<std::uint32_t*>(w.out[1]);
+          launch(d, w.lane, w.stream);
+        },
+        wait);
   }
 
   double time_device(const decode_request& host, int repeats) override {
@@ -133,7 +102,7 @@ class cuda_bp_engine final : public bp_device_engine {
     d.info_bits = bits.get();
     d.soft = soft.get();
     d.iterations = iterations.get();
-    cudaStream_t stream = sets_[0].stream;
+    cudaStream_t stream = pipeline_->lane_stream(0);
     launch(d, 0, stream);  // warm-up
     const cuda::event start(true), stop(true);
     std::vector<double> times;
@@ -218,15 +187,9 @@ class cuda_bp_engine final : public bp_device_engine {
     rank_.upload(rank.data(), N);
     counters_.resize(3);
     if (plan_.global) scratch_.resize(resident * plan_.slot_bytes);
-    for (auto& s : sets_) {
-      s.stream = cuda::stream(0);
-      s.llr.resize(plan_.chunk_frames * N);
-      if (plan_.soft_stride)
-        s.soft.resize(plan_.chunk_frames * plan_.soft_stride);
-      else
-        s.bits.resize(plan_.chunk_frames * K);
-      s.iterations.resize(plan_.chunk_frames);
-    }
+    // Per frame: the LLRs in; the bits or the soft values, and the iterations out.
+    pipeline_.emplace(plan_.chunk_frames, std::size_t{N} * sizeof(float),
+                      plan_.host_output_bytes(K));
   }
 
   // Queues one kernel over `r` (device pointers) with work counter `counter` on `stream`.
@@ -257,24 +220,12 @@ class cuda_bp_engine final : public bp_device_engine {
     static_cast<bp_batch_params&>(p) = batch;
     p.info = info_.get();
     p.scratch = plan_.global ? scratch_.get() : nullptr;
+    // The global layout's one scratch serves every stream's launches (the pipeline's two lanes,
+    // the caller's device path): they take it one after another; the lanes' copies still overlap.
+    if (plan_.global) scratch_free_.wait_on(stream);
     polar_bp_kernel<Rule><<<blocks, threads, plan_.shape.shared, stream>>>(p, rule_);
     GPUFEC_CUDA_CHECK_LAUNCH("polar_bp_kernel");
-  }
-
-  // Waits for the chunk `s` has in flight and copies its outputs to the caller's buffers.
-  void finish(stream_set& s, const decode_request& r) {
-    if (!s.frames) return;
-    const in_flight chunks[] = {{sets_[0].stream, counters_.get()},
-                                {sets_[1].stream, counters_.get() + 1}};
-    stopper_.wait(s.stream, r.stop, chunks);
-    const std::size_t n = s.frames,
-                      per = plan_.soft_stride ? plan_.soft_stride * sizeof(float) : code_.K();
-    if (r.info_bits) std::memcpy(r.info_bits + s.first * code_.K(), s.out.get(), n * per);
-    if (r.soft) std::memcpy(r.soft + s.first * plan_.soft_stride, s.out.get(), n * per);
-    if (r.iterations)
-      std::memcpy(r.iterations + s.first, s.out.get() + plan_.chunk_frames * per,
-                  n * sizeof(std::uint32_t));
-    s.frames = 0;
+    if (plan_.global) scratch_free_.record(stream);
   }
 
   polar_code code_;
@@ -290,7 +241,8 @@ class cuda_bp_engine final : public bp_device_engine {
   cuda::device_buffer<std::int32_t> rank_;
   cuda::device_buffer<unsigned long long> counters_;  // host streams 0, 1; device path 2
   cuda::device_buffer<unsigned char> scratch_;
-  stream_set sets_[2];
+  cuda::event scratch_free_{false};  // the last launch that used scratch_ (global layout)
+  std::optional<cuda::chunk_pipeline> pipeline_;  // host batches
   iteration_tally tally_;   // device-path frames' iterations, for device_iterations()
   launch_stopper stopper_;  // ends the launches in flight on a stop
 };

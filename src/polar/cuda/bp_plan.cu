@@ -14,6 +14,7 @@
 // T = the largest block, as many slots as a wave holds and half the free memory allows.
 #include <algorithm>
 
+#include "common/cuda/chunk_pipeline.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "polar/cuda/kernels/bp_kernel.cuh"
 #include "polar/cuda/kernels/bp_register_kernels.cuh"
@@ -148,10 +149,11 @@ cuda_plan plan_bp_cuda(const polar_code& code, const decoder_options& options,
       std::max<std::size_t>(max_batch, 1),
       std::max<std::size_t>(resident * policy::chunk_waves,
                             policy::chunk_llr_bytes / (std::size_t{N} * sizeof(float))));
-  const std::size_t per_frame = N * sizeof(float) + K + plan.soft_stride * sizeof(float) + 4;
   plan.device_bytes = (plan.global ? resident * plan.slot_bytes : 0) +
-                      2 * plan.chunk_frames * per_frame + N * (1 + sizeof(std::int32_t)) +
-                      K * sizeof(std::uint32_t) + 3 * sizeof(unsigned long long);
+                      cuda::chunk_pipeline::device_bytes_for(plan.chunk_frames, N * sizeof(float),
+                                                             plan.host_output_bytes(K)) +
+                      N * (1 + sizeof(std::int32_t)) + K * sizeof(std::uint32_t) +
+                      3 * sizeof(unsigned long long);
   if (plan.device_bytes > limits.free_memory)
     throw out_of_memory(
         cat("the CUDA polar BP plan needs ", plan.device_bytes, " bytes of device memory (",

@@ -5,7 +5,9 @@
 // (cuda/bp_engine.cu) executes it and decides nothing. Plain C++, so every build can hold it.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common/cuda/launch_shape.hpp"
@@ -42,6 +44,11 @@ struct cuda_plan {
   // --- Rules ------------------------------------------------------------------------------------
   // Blocks of a launch over `frames` codewords: enough for them, at most the grid.
   unsigned blocks_for(unsigned long long frames) const;
+  // What a host batch's frame brings back through the chunk pipeline, in bytes: its bits (K) or
+  // soft values, and its iteration count.
+  std::array<std::size_t, 2> host_output_bytes(unsigned K) const {
+    return {soft_stride ? soft_stride * sizeof(float) : std::size_t{K}, sizeof(std::uint32_t)};
+  }
   // "CUDA BP register kernel (fp16, 2 codewords per register), ...; host chunks of ... frames".
   std::string describe(unsigned N, unsigned m, bool replace) const;
 };

@@ -1,11 +1,13 @@
 // The CUDA conv plan on a device (plan_tiled_cuda, conv/cuda/tiled_plan.cu): what it chooses for
 // the register and shared-memory kernels, and that the decoder's engine runs that plan.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "conv/cuda/policy.hpp"
 #include "conv/plan/cuda_engine.hpp"
+#include "conv/stream/stream_tiles.hpp"
 #include "gpufec/common/device.hpp"
 #include "gpufec/conv/decoder.hpp"
 
@@ -49,8 +51,15 @@ TEST(ConvCudaPlan, TheRegisterKernelsTileIsFittedToABatchOfWaves) {
   const cuda_plan small = detail::plan_tiled_cuda(setup_for(code, 1u << 20, 2));
   EXPECT_EQ(small.source, cuda_plan::tile_source::kernel_default);
   EXPECT_EQ(small.tile, default_tile_shape(code, puncture_pattern::none(2)));
-  // A stream's engine (max_batch 0) has no host batches.
-  EXPECT_FALSE(detail::plan_tiled_cuda(setup_for(code, 4096, 0)).host_batches);
+  // A stream's engine (max_batch 0) has no host batches; its windows are whole waves of tiles, at
+  // least policy::stream_window_waves.
+  const cuda_plan stream = detail::plan_tiled_cuda(setup_for(code, 4096, 0));
+  EXPECT_FALSE(stream.host_batches);
+  EXPECT_EQ(stream.window_tiles,
+            detail::device_window_tiles(stream.tile, puncture_pattern::none(2),
+                                        stream.resident_tiles, policy::stream_window_waves));
+  EXPECT_GE(stream.window_tiles, policy::stream_window_waves * stream.resident_tiles);
+  EXPECT_EQ(stream.window_tiles % stream.resident_tiles, 0u);
 }
 
 TEST(ConvCudaPlan, TheSharedMemoryKernelRunsShortTilesAWarpEach) {
