@@ -125,6 +125,13 @@ class decoder_plan {
   decoder_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t frame_bits,
                termination term, const decoder_options& options = {}, backend where = backend::cpu,
                std::size_t max_batch = 1);
+  // What a plan made with these arguments chooses (its summary), with the constructor's checks
+  // and exceptions, but no decoder made: a CUDA plan's choices come from the device's limits and
+  // nothing is allocated on the device. For reports and to validate a setup.
+  static plan_summary preview(const conv_code& code, const puncture_pattern& pattern,
+                              std::size_t frame_bits, termination term,
+                              const decoder_options& options = {}, backend where = backend::cpu,
+                              std::size_t max_batch = 1);
   ~decoder_plan();
   decoder_plan(decoder_plan&&) noexcept;
   decoder_plan& operator=(decoder_plan&&) noexcept;
@@ -169,6 +176,10 @@ class decoder_plan {
                    cuda_stream stream);
 
  private:
+  // make_engines = false: the choices only (preview).
+  decoder_plan(const conv_code& code, const puncture_pattern& pattern, std::size_t frame_bits,
+               termination term, const decoder_options& options, backend where,
+               std::size_t max_batch, bool make_engines);
   void require_memory() const;
 
   conv_code code_;

@@ -115,6 +115,12 @@ struct cuda_tiled_entry {
   using factory = const cuda_tiled_backend*;
 };
 
+// The plan for `setup` on the current device, no engine made; throws backend_unavailable naming
+// `who` without CUDA or a device.
+inline cuda_plan plan_device_engine(const tiled_setup& setup, std::string_view who) {
+  return cuda_factory<cuda_tiled_entry>(who)->plan(setup);
+}
+
 // The engine for `setup`, planned on the current device; throws backend_unavailable naming `who`
 // without CUDA or a device.
 inline std::unique_ptr<tiled_device_engine> make_device_engine(const tiled_setup& setup,

@@ -86,6 +86,18 @@ class plan_engine {
 decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& pattern,
                            std::size_t frame_bits, termination term, const decoder_options& options,
                            backend where, std::size_t max_batch)
+    : decoder_plan(code, pattern, frame_bits, term, options, where, max_batch, true) {}
+
+plan_summary decoder_plan::preview(const conv_code& code, const puncture_pattern& pattern,
+                                   std::size_t frame_bits, termination term,
+                                   const decoder_options& options, backend where,
+                                   std::size_t max_batch) {
+  return decoder_plan(code, pattern, frame_bits, term, options, where, max_batch, false).summary_;
+}
+
+decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& pattern,
+                           std::size_t frame_bits, termination term, const decoder_options& options,
+                           backend where, std::size_t max_batch, bool make_engines)
     : code_(code), pattern_(pattern), term_(term), options_(options) {
   require(max_batch >= 1, "max_batch = ", max_batch, " must be at least 1");
   require(options.threads >= 0, "threads = ", options.threads, " must be 0 (all) or positive");
@@ -126,15 +138,18 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
   if (on_cuda) {
     summary_.decoder = decoder_kind::tiled;
     // No shape given: the plan takes the default of the kernel it runs.
-    engine_->device = detail::make_device_engine(
-        detail::tiled_setup{code_, pattern_, summary_.shape, term_, options.tile, max_batch,
-                            options.kernel, options.fit_tile, options.cuda_test},
-        "the CUDA conv decoder");
-    const detail::cuda_plan& plan = engine_->device->plan();
+    const detail::tiled_setup setup{code_,          pattern_,         summary_.shape,
+                                    term_,          options.tile,     max_batch,
+                                    options.kernel, options.fit_tile, options.cuda_test};
+    const char* who = "the CUDA conv decoder";
+    if (make_engines) engine_->device = detail::make_device_engine(setup, who);
+    const detail::cuda_plan plan =
+        make_engines ? engine_->device->plan() : detail::plan_device_engine(setup, who);
     summary_.tile = plan.tile;
-    summary_.kernel = engine_->device->describe();
+    summary_.kernel = plan.describe(code_.to_string());
     summary_.scratch_bytes =
-        max_batch * summary_.shape.coded_bits + engine_->device->device_bytes();
+        max_batch * summary_.shape.coded_bits +
+        (engine_->device ? engine_->device->device_bytes() : plan.device_bytes);
     summary_.preferred_batch = plan.preferred_batch(max_batch);
     return;
   }

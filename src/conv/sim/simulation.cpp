@@ -58,13 +58,12 @@ class plan_decoder final : public sim::binary_decoder {
   decoder_plan plan_;
 };
 
-// A plan on one thread for `max_batch` frames: what the chain's plans will choose (a CUDA plan's
-// fitted tile depends on the batch), made to validate the setup and to report its choices
-// without running anything.
+// What the chain's plans will choose for `max_batch` frames (a CUDA plan's fitted tile depends
+// on the batch), on one thread: to validate the setup and to report its choices, no decoder made.
 plan_summary resolve(const sim_setup& s, backend where, std::size_t max_batch = 1) {
   decoder_options one = s.options;
   one.threads = 1;
-  return decoder_plan(s.code, s.pattern, s.frame_bits, s.term, one, where, max_batch).summary();
+  return decoder_plan::preview(s.code, s.pattern, s.frame_bits, s.term, one, where, max_batch);
 }
 
 // The name of the device a CUDA plan runs on (the current device: the first usable one).

@@ -101,6 +101,38 @@ TEST(ConvCudaPlan, TheDecoderRunsThePlanItDescribes) {
   EXPECT_EQ(plan.summary().preferred_batch, again.preferred_batch(frames));
   EXPECT_NE(plan.summary().kernel.find(again.describe(code.to_string())), std::string::npos)
       << plan.summary().kernel;
+  // The plan's count of the engine's device memory is what the engine holds.
+  EXPECT_EQ(engine->device_bytes(), again.device_bytes);
+}
+
+TEST(ConvCudaPlan, APreviewChoosesWhatThePlanChoosesAndAllocatesNothing) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const conv_code code(7, {0171, 0133});
+  const auto pattern = puncture_pattern::standard("3/4", 2);
+  for (const std::size_t bits : {std::size_t{8192}, std::size_t{1} << 24}) {  // chunks; windows
+    const std::size_t frames = bits > 8192 ? 2 : 4096;
+    const plan_summary preview = decoder_plan::preview(code, pattern, bits, termination::zero_tail,
+                                                       {}, backend::cuda, frames);
+    const decoder_plan plan(code, pattern, bits, termination::zero_tail, {}, backend::cuda, frames);
+    EXPECT_EQ(preview.tile, plan.summary().tile);
+    EXPECT_EQ(preview.kernel, plan.summary().kernel);
+    EXPECT_EQ(preview.scratch_bytes, plan.summary().scratch_bytes);
+    EXPECT_EQ(preview.preferred_batch, plan.summary().preferred_batch);
+    EXPECT_EQ(preview.shape.coded_bits, plan.summary().shape.coded_bits);
+  }
+  // A preview allocates nothing on the device: its free memory stays as it was (measured around
+  // the second preview: the first may load the kernels' modules).
+  const auto preview_big = [&] {
+    return decoder_plan::preview(code, puncture_pattern::none(2), 8192, termination::zero_tail, {},
+                                 backend::cuda, 1 << 20);
+  };
+  (void)preview_big();
+  std::size_t before = 0, after = 0, total = 0;
+  ASSERT_EQ(cudaMemGetInfo(&before, &total), cudaSuccess);
+  const plan_summary big = preview_big();
+  ASSERT_EQ(cudaMemGetInfo(&after, &total), cudaSuccess);
+  EXPECT_GT(big.scratch_bytes, std::size_t{1} << 30);  // the batch's int8 LLRs, 17 GB
+  EXPECT_EQ(after, before);
 }
 
 }  // namespace
