@@ -30,6 +30,11 @@ void require_sizes(const polar_code& code, std::size_t info, std::size_t codewor
 }
 
 void require_bits(std::span<const std::uint8_t> info, std::size_t frame) {
+  // An OR over the frame first, a loop the compiler vectorizes (a simulation encodes every frame
+  // it decodes); the message's loop only where a value is not a bit.
+  std::uint8_t any = 0;
+  for (const std::uint8_t b : info) any |= b;
+  if (any <= 1) return;
   for (std::size_t k = 0; k < info.size(); ++k)
     require(info[k] <= 1, "encode: information bit ", k, " of frame ", frame, " is ", int(info[k]),
             " (must be 0 or 1)");
@@ -65,10 +70,15 @@ void encode_checked(const polar_code& code, std::span<const std::uint8_t> info,
                     std::span<std::uint8_t> codeword, std::span<std::uint64_t> words,
                     std::span<const std::uint64_t> info_mask) {
   const auto& A = code.info_positions();
-  const std::size_t N = code.N();
-  std::fill(words.begin(), words.end(), std::uint64_t{0});
-  for (std::size_t k = 0; k < info.size(); ++k)
-    words[A[k] >> 6] |= static_cast<std::uint64_t>(info[k] & 1u) << (A[k] & 63);
+  const std::size_t N = code.N(), K = info.size();
+  // Word by word in a register (the positions ascend, so each word's bits are a run of k): no
+  // read-modify-write of memory per bit.
+  for (std::size_t w = 0, k = 0; w < words.size(); ++w) {
+    std::uint64_t word = 0;
+    for (; k < K && A[k] >> 6 == w; ++k)
+      word |= static_cast<std::uint64_t>(info[k] & 1u) << (A[k] & 63);
+    words[w] = word;
+  }
   transform_packed(words, N);
   if (code.systematic()) {
     for (std::size_t w = 0; w < words.size(); ++w) words[w] &= info_mask[w];
