@@ -56,32 +56,69 @@ void transform_packed(std::span<std::uint64_t> x, std::size_t N) {
       for (std::size_t j = block; j < block + h; ++j) x[j] ^= x[j + h];
 }
 
-// The information positions as a packed mask (systematic encoding clears the others).
-std::vector<std::uint64_t> packed_info_mask(const polar_code& code) {
-  std::vector<std::uint64_t> mask((code.N() + 63) / 64, 0);
-  for (const std::uint32_t j : code.info_positions()) mask[j >> 6] |= std::uint64_t{1} << (j & 63);
-  return mask;
+// What an encode needs of the code beyond its length, made once per call: the information
+// positions as runs of consecutive positions inside one word, and for a systematic code the
+// packed mask of the information positions (systematic encoding clears the others).
+struct packed_layout {
+  struct run {
+    std::uint32_t k, position, length;  // information bits k .. k + length - 1 go to position ...
+  };
+  std::vector<run> runs;
+  std::vector<std::uint64_t> info_mask;
+};
+
+packed_layout layout_of(const polar_code& code) {
+  packed_layout l;
+  const auto& A = code.info_positions();
+  const auto K = static_cast<std::uint32_t>(A.size());
+  for (std::uint32_t k = 0; k < K;) {
+    std::uint32_t n = 1;
+    while (k + n < K && A[k + n] == A[k] + n && (A[k + n] & 63) != 0) ++n;
+    l.runs.push_back({k, A[k], n});
+    k += n;
+  }
+  if (code.systematic()) {
+    l.info_mask.assign((code.N() + 63) / 64, 0);
+    for (const std::uint32_t j : A) l.info_mask[j >> 6] |= std::uint64_t{1} << (j & 63);
+  }
+  return l;
 }
 
+// Scratch an encode needs: the codeword's N / 64 words (at least one), and the information bits
+// packed (K / 64 words, and two more: the tail, and a zero word a run may read past it).
+struct encode_scratch {
+  std::vector<std::uint64_t> words, info;
+  explicit encode_scratch(const polar_code& code)
+      : words((code.N() + 63) / 64), info(code.K() / 64 + 2) {}
+};
+
 // Sizes and bit values already checked (the batch form checks before its parallel loop: an
-// exception must not leave an OpenMP region). `words` is scratch of N / 64 words (at least one);
-// `info_mask` is packed_info_mask(code) for a systematic code.
-void encode_checked(const polar_code& code, std::span<const std::uint8_t> info,
-                    std::span<std::uint8_t> codeword, std::span<std::uint64_t> words,
-                    std::span<const std::uint64_t> info_mask) {
-  const auto& A = code.info_positions();
-  const std::size_t N = code.N(), K = info.size();
-  // Word by word in a register (the positions ascend, so each word's bits are a run of k): no
-  // read-modify-write of memory per bit.
-  for (std::size_t w = 0, k = 0; w < words.size(); ++w) {
-    std::uint64_t word = 0;
-    for (; k < K && A[k] >> 6 == w; ++k)
-      word |= static_cast<std::uint64_t>(info[k] & 1u) << (A[k] & 63);
-    words[w] = word;
+// exception must not leave an OpenMP region). The information bits are packed 64 a word by
+// multiplies (bit_bytes_to_word), then each run of positions takes its bits by one shift and mask:
+// no read-modify-write of memory per bit.
+void encode_checked(const polar_code& code, const packed_layout& layout,
+                    std::span<const std::uint8_t> info, std::span<std::uint8_t> codeword,
+                    encode_scratch& scratch) {
+  const std::size_t N = code.N(), K = info.size(), whole = K / 64;
+  std::span<std::uint64_t> words(scratch.words);
+  std::uint64_t* const packed = scratch.info.data();
+  for (std::size_t w = 0; w < whole; ++w) packed[w] = bit_bytes_to_word(&info[64 * w]);
+  std::uint64_t tail = 0;
+  for (std::size_t k = 64 * whole; k < K; ++k)
+    tail |= static_cast<std::uint64_t>(info[k] & 1u) << (k & 63);
+  packed[whole] = tail;
+  packed[whole + 1] = 0;
+  std::fill(words.begin(), words.end(), std::uint64_t{0});
+  for (const packed_layout::run& r : layout.runs) {
+    const std::uint32_t at = r.k >> 6, shift = r.k & 63;
+    std::uint64_t bits = packed[at] >> shift;
+    if (shift + r.length > 64) bits |= packed[at + 1] << (64 - shift);
+    if (r.length < 64) bits &= (std::uint64_t{1} << r.length) - 1;
+    words[r.position >> 6] |= bits << (r.position & 63);
   }
   transform_packed(words, N);
   if (code.systematic()) {
-    for (std::size_t w = 0; w < words.size(); ++w) words[w] &= info_mask[w];
+    for (std::size_t w = 0; w < words.size(); ++w) words[w] &= layout.info_mask[w];
     transform_packed(words, N);
   }
   if (N >= 64) {
@@ -105,9 +142,8 @@ void encode(const polar_code& code, std::span<const std::uint8_t> info,
             std::span<std::uint8_t> codeword) {
   require_sizes(code, info.size(), codeword.size());
   require_bits(info, 0);
-  std::vector<std::uint64_t> words((code.N() + 63) / 64);
-  encode_checked(code, info, codeword, words,
-                 code.systematic() ? packed_info_mask(code) : std::vector<std::uint64_t>{});
+  encode_scratch scratch(code);
+  encode_checked(code, layout_of(code), info, codeword, scratch);
 }
 
 void encode(const polar_code& code, batch_view<std::uint8_t> info,
@@ -119,14 +155,13 @@ void encode(const polar_code& code, batch_view<std::uint8_t> info,
   require_sizes(code, info.stride, codewords.stride);
   for (std::size_t f = 0; f < info.frames(); ++f) require_bits(info.frame(f), f);
   const auto frames = static_cast<std::ptrdiff_t>(info.frames());
-  const std::vector<std::uint64_t> info_mask =
-      code.systematic() ? packed_info_mask(code) : std::vector<std::uint64_t>{};
+  const packed_layout layout = layout_of(code);
 #pragma omp parallel
   {
-    std::vector<std::uint64_t> words((code.N() + 63) / 64);
+    encode_scratch scratch(code);
 #pragma omp for schedule(static)
     for (std::ptrdiff_t f = 0; f < frames; ++f)
-      encode_checked(code, info.frame(f), codewords.frame(f), words, info_mask);
+      encode_checked(code, layout, info.frame(f), codewords.frame(f), scratch);
   }
 }
 
