@@ -37,7 +37,8 @@ inline constexpr std::size_t host_chunk_llr_bytes = std::size_t{32} << 20;
 // A host frame of more tiles than this many waves (and host_chunk_llr_bytes of LLRs) goes in
 // windows (stream_tiles.hpp), so the device holds two windows whatever the frame's length.
 inline constexpr std::size_t host_window_waves = 1;
-// A continuous stream's windows: at least this many waves each (conv/cuda/stream_runner.cu).
+// A continuous stream's windows: at least this many waves each (the plan of a stream's engine,
+// cuda/tiled_plan.cu; its runner, cuda/stream_runner.cu, takes them unless told a length).
 inline constexpr std::size_t stream_window_waves = 2;
 // The device float and hard paths quantize in chunks of at least this many waves of tiles (and
 // host_chunk_llr_bytes of LLRs): there the kernel's waves count, not the link.
