@@ -160,6 +160,12 @@ GPUFEC_HD_INLINE unsigned sent_bit(const encoder_units& u, const std::uint32_t* 
                                    const std::uint32_t* slots, const small_divisor& per_period,
                                    unsigned p0, std::uint32_t r, const std::uint32_t* words,
                                    unsigned stride) {
+  // Two streams, both sent every stage (rate 1/2 unpunctured, the common case): no table, bit r is
+  // stream r mod 2 of stage r / 2 (in the kernel a branch every thread takes alike).
+  if (u.period == 1 && u.beta == 2 && u.sent_per_period == 2) {
+    const std::uint32_t t = r >> 1;
+    return (words[(r & 1u) * stride + (t >> 5)] >> (t & 31u)) & 1u;
+  }
   const std::uint32_t n = r + (phases[p0] >> 4);  // counted from the period's first stage
   const std::uint32_t q = per_period.quotient(n);
   const std::uint32_t slot = slots[n - q * u.sent_per_period];
