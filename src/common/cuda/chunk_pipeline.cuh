@@ -42,12 +42,11 @@ class chunk_pipeline {
   // Chunks of at most `chunk_frames` frames of `in_bytes` in and out_bytes[k] out of output k.
   chunk_pipeline(std::size_t chunk_frames, std::size_t in_bytes, output_bytes out_bytes)
       : chunk_(std::max<std::size_t>(chunk_frames, 1)), in_bytes_(in_bytes), out_bytes_(out_bytes) {
-    for (std::size_t k = 1; k < kOutputs; ++k)  // as device_bytes_for lays them out
-      out_at_[k] = align16(out_at_[k - 1] + capacity(k - 1));
+    const std::size_t out_total = lay_out(chunk_, out_bytes_, out_at_);
     for (lane& l : lanes_) {
       l.queue = stream(0);
       l.d_in.resize(chunk_ * in_bytes_);
-      l.d_out.resize(out_at_[kOutputs - 1] + capacity(kOutputs - 1));
+      l.d_out.resize(out_total);
     }
   }
   chunk_pipeline(std::size_t chunk_frames, std::size_t in_bytes, std::size_t out_bytes)
@@ -58,14 +57,12 @@ class chunk_pipeline {
   std::size_t device_bytes() const {
     return 2 * (lanes_[0].d_in.bytes() + lanes_[0].d_out.bytes());
   }
-  // What device_bytes() is for these arguments, before making one (a plan's memory count): each
-  // output's region on 16 bytes, whatever the one before holds (bytes, then words).
+  // What device_bytes() is for these arguments, before making one (a plan's memory count).
   static std::size_t device_bytes_for(std::size_t chunk_frames, std::size_t in_bytes,
                                       output_bytes out_bytes) {
     const std::size_t chunk = std::max<std::size_t>(chunk_frames, 1);
-    std::size_t out = 0;
-    for (std::size_t k = 0; k < kOutputs; ++k) out = (k ? align16(out) : 0) + chunk * out_bytes[k];
-    return 2 * (chunk * in_bytes + out);
+    output_bytes at{};
+    return 2 * (chunk * in_bytes + lay_out(chunk, out_bytes, at));
   }
   std::size_t host_bytes() const {
     return lanes_[0].in.bytes() + lanes_[0].out.bytes() + lanes_[1].in.bytes() +
@@ -157,11 +154,10 @@ class chunk_pipeline {
     current_ = 0;
     try {
       while (const std::optional<piece> p = next()) {
+        bool fits = p->in_bytes <= chunk_ * in_bytes_;
         for (std::size_t k = 0; k < kOutputs; ++k)
-          if (p->out[k].skip + p->out[k].bytes > capacity(k))
-            throw std::logic_error("chunk_pipeline: a piece exceeds the lane's buffers");
-        if (p->in_bytes > chunk_ * in_bytes_)
-          throw std::logic_error("chunk_pipeline: a piece exceeds the lane's buffers");
+          fits = fits && p->out[k].skip + p->out[k].bytes <= chunk_ * out_bytes_[k];
+        if (!fits) throw std::logic_error("chunk_pipeline: a piece exceeds the lane's buffers");
         lane& l = lanes_[current_];
         // The lane's staging is free again once its piece in flight is done (staged copies).
         if (staged_in || staged_out) finish(l, wait, to_caller);
@@ -183,12 +179,6 @@ class chunk_pipeline {
     }
   }
 
-  // A stream of pieces that arrive one at a time: the caller writes a piece's input (at most
-  // chunk_frames * in_bytes) into input_staging(), the current lane's page-locked buffer, then
-  // submit() queues its copy in, launch(lane_work, piece) and its outputs' copies back, moves to
-  // the other lane, waits for that lane's piece and hands its outputs to sink(k, bytes, range) in
-  // submission order. The staging just submitted stays readable (not writable) until the next
-  // submit(). drain(sink) hands over the piece still in flight.
   // Reserves both lanes' page-locked staging now (else on first use).
   void reserve_staging() {
     for (lane& l : lanes_) {
@@ -196,6 +186,12 @@ class chunk_pipeline {
       l.out.reserve(l.d_out.bytes());
     }
   }
+  // A stream of pieces that arrive one at a time: the caller writes a piece's input (at most
+  // chunk_frames * in_bytes) into input_staging(), the current lane's page-locked buffer, then
+  // submit() queues its copy in, launch(lane_work, piece) and its outputs' copies back, moves to
+  // the other lane, waits for that lane's piece and hands its outputs to sink(k, bytes, range) in
+  // submission order. The staging just submitted stays readable (not writable) until the next
+  // submit(). drain(sink) hands over the piece still in flight.
   unsigned char* input_staging() {
     lane& l = lanes_[current_];
     l.in.reserve(chunk_ * in_bytes_);
@@ -240,7 +236,16 @@ class chunk_pipeline {
     piece pending;  // the staged outputs in flight (bytes 0: none)
   };
 
-  std::size_t capacity(std::size_t k) const { return chunk_ * out_bytes_[k]; }
+  // Where each output's region of a lane starts (`at`), one after another, each on 16 bytes
+  // whatever the one before holds (bytes, then words); returns their total.
+  static std::size_t lay_out(std::size_t chunk, const output_bytes& out_bytes, output_bytes& at) {
+    std::size_t end = 0;
+    for (std::size_t k = 0; k < kOutputs; ++k) {
+      at[k] = k ? align16(end) : 0;
+      end = at[k] + chunk * out_bytes[k];
+    }
+    return end;
+  }
 
   // Queues piece p on lane l: its input from `from` (page-locked), the launch, and each wanted
   // output (to[k] non-null) back to to[k]; the outputs not in `direct` stay pending in the lane's

@@ -5,8 +5,6 @@
 // the decided bits out), which moves to the other lane, first waiting for that lane's window (the
 // one before) and handing its bits over. So while one window's kernel runs, the next window's
 // values are staged on the host and copied in, and bits leave in stream order.
-#include <algorithm>
-#include <cmath>
 #include <optional>
 #include <vector>
 

@@ -147,9 +147,7 @@ decoder_plan::decoder_plan(const conv_code& code, const puncture_pattern& patter
         make_engines ? engine_->device->plan() : detail::plan_device_engine(setup, who);
     summary_.tile = plan.tile;
     summary_.kernel = plan.describe(code_.to_string());
-    summary_.scratch_bytes =
-        max_batch * summary_.shape.coded_bits +
-        (engine_->device ? engine_->device->device_bytes() : plan.device_bytes);
+    summary_.scratch_bytes = max_batch * summary_.shape.coded_bits + plan.device_bytes;
     summary_.preferred_batch = plan.preferred_batch(max_batch);
     return;
   }

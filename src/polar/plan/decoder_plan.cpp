@@ -241,23 +241,18 @@ void decoder_plan::check_input(batch_view<float> llr, std::size_t out_frames,
   require(iteration_entries == 0 || iteration_entries == llr.frames(), "iterations has ",
           iteration_entries, " entries for ", llr.frames(), " frames (give none or one per frame)");
   // Finite: an exponent field other than all ones; on the bits, a loop the compiler vectorizes,
-  // over the frames on the plan's threads (a simulation checks every LLR it decodes), then the
-  // message's loop on the frames that hold one that is not.
-  const auto frames = static_cast<std::int64_t>(llr.frames());
-  std::vector<std::uint8_t> bad(llr.frames());
-#pragma omp parallel for schedule(static) num_threads(summary_.threads)
-  for (std::int64_t f = 0; f < frames; ++f) {
-    const float* v = llr.data + static_cast<std::size_t>(f) * N;
-    std::uint32_t all_ones = 0;
-    for (std::size_t j = 0; j < N; ++j) {
-      std::uint32_t b;
-      std::memcpy(&b, v + j, sizeof b);
-      all_ones |= static_cast<std::uint32_t>((b & 0x7F800000u) == 0x7F800000u);
-    }
-    bad[static_cast<std::size_t>(f)] = all_ones != 0;
+  // over the frames on the plan's threads (a simulation checks every LLR it decodes); where one
+  // is not, the message's loop finds the first.
+  const auto values = static_cast<std::int64_t>(llr.frames() * N);
+  std::uint32_t all_ones = 0;
+#pragma omp parallel for simd schedule(static) reduction(| : all_ones) num_threads(summary_.threads)
+  for (std::int64_t j = 0; j < values; ++j) {
+    std::uint32_t b;
+    std::memcpy(&b, llr.data + j, sizeof b);
+    all_ones |= static_cast<std::uint32_t>((b & 0x7F800000u) == 0x7F800000u);
   }
+  if (!all_ones) return;
   for (std::size_t f = 0; f < llr.frames(); ++f) {
-    if (!bad[f]) continue;
     const float* v = llr.data + f * N;
     for (std::size_t j = 0; j < N; ++j)
       require(std::isfinite(v[j]), "LLR ", j, " of frame ", f, " is ", v[j],
