@@ -42,11 +42,22 @@ class device_buffer {
     count_ = 0;
   }
 
-  // Copies `count` elements from host memory to the start of the buffer (synchronous: for tables
-  // a plan uploads once).
+  // Copies `count` elements from host memory to the start of the buffer, and returns when they
+  // are there (for tables a plan uploads once). cudaMemcpy from pageable memory returns once the
+  // bytes are staged, before the DMA lands, and the engines' streams do not wait for the default
+  // stream: without the synchronize, a kernel of theirs could read the table before it arrives.
   void upload(const T* from, std::size_t count) {
     require(count <= count_, "device_buffer::upload: ", count, " elements into ", count_);
-    if (count) GPUFEC_CUDA_CHECK(cudaMemcpy(ptr_, from, count * sizeof(T), cudaMemcpyHostToDevice));
+    if (!count) return;
+    GPUFEC_CUDA_CHECK(cudaMemcpy(ptr_, from, count * sizeof(T), cudaMemcpyHostToDevice));
+    GPUFEC_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+  // Sets every byte to zero and returns when they are (cudaMemset is asynchronous, on the default
+  // stream, which the engines' streams do not wait for).
+  void zero() {
+    if (!count_) return;
+    GPUFEC_CUDA_CHECK(cudaMemset(ptr_, 0, bytes()));
+    GPUFEC_CUDA_CHECK(cudaStreamSynchronize(nullptr));
   }
 
   T* get() const { return ptr_; }

@@ -128,7 +128,7 @@ class iteration_tally {
       unsigned long long total = 0;
       GPUFEC_CUDA_CHECK(cudaDeviceSynchronize());
       GPUFEC_CUDA_CHECK(cudaMemcpy(&total, total_.get(), sizeof total, cudaMemcpyDeviceToHost));
-      GPUFEC_CUDA_CHECK(cudaMemset(total_.get(), 0, sizeof total));
+      total_.zero();
       sum += total;
     }
     return sum;

@@ -64,9 +64,9 @@ void cuda_engine::allocate(std::size_t frames) {
   gsum_.resize(gsum_block(g_, static_cast<int>(frames), 0));
   app_blocks_done_.resize(1);
   counters_.resize(fold_counters(static_cast<int>(frames)));
-  GPUFEC_CUDA_CHECK(cudaMemset(app_blocks_done_.get(), 0, sizeof(unsigned)));
+  app_blocks_done_.zero();
   // The entries of gsum no gamma kernel writes stay zero, as alpha/beta expect (gsum_block).
-  GPUFEC_CUDA_CHECK(cudaMemset(gsum_.get(), 0, gsum_.bytes()));
+  gsum_.zero();
   alpha_.resize(frames * (N + 1) * M);
   beta_.resize(frames * (N + 1) * M);
   // Each part's decisions, APPs and drift posteriors, laid out as results_of() says.

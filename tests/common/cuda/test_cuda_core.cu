@@ -139,7 +139,7 @@ TEST(CudaCore, StreamsEventsAndKeyedGraphs) {
   stream s(limits.greatest_priority);
   event a(true), b(true);
   device_buffer<int> value(1);
-  GPUFEC_CUDA_CHECK(cudaMemset(value.get(), 0, sizeof(int)));
+  value.zero();  // done before s runs: s does not wait for the default stream
   a.record(s);
   keyed_graph<int> graph;
   int captures = 0;
