@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gpufec/common/error.hpp"
 
@@ -57,26 +58,27 @@ void bpsk_awgn::transmit(std::uint64_t seed, std::uint64_t frame,
   const philox_stream noise(seed, rng_channel, frame);
   constexpr std::size_t kChunk = 1024;
   float g[kChunk];
+  const auto sigma = static_cast<float>(sigma_);
   for (std::size_t at = 0; at < bits.size(); at += kChunk) {
     const std::size_t n = std::min(kChunk, bits.size() - at);
     gaussians(noise, at, at + n, g);
-    for (std::size_t i = 0; i < n; ++i)
-      y[at + i] = static_cast<float>(awgn_sample(bits[at + i], sigma_, g[i]));
+    for (std::size_t i = 0; i < n; ++i) y[at + i] = awgn_sample(bits[at + i], sigma, g[i]);
   }
 }
 
 void bpsk_awgn::llr(std::span<const float> y, std::span<float> out) const {
   require(y.size() == out.size(), "llr: ", y.size(), " samples but ", out.size(), " outputs");
-  for (std::size_t i = 0; i < y.size(); ++i)
-    out[i] = static_cast<float>(llr_from_sample(y[i], sigma_));
+  const float factor = llr_factor(sigma_);
+  for (std::size_t i = 0; i < y.size(); ++i) out[i] = llr_of(y[i], factor);
 }
 
 void bpsk_awgn::llr_int8(std::span<const float> y, std::span<std::int8_t> out, double scale) const {
   require(y.size() == out.size(), "llr_int8: ", y.size(), " samples but ", out.size(), " outputs");
-  require(std::isfinite(scale) && scale > 0.0,
-          "the int8 LLR scale must be positive (scale = ", scale, ")");
+  require(std::isfinite(scale) && scale > 0.0 && scale <= std::numeric_limits<float>::max(),
+          "the int8 LLR scale must be positive and a finite float (scale = ", scale, ")");
+  const float factor = llr_factor(sigma_);
   for (std::size_t i = 0; i < y.size(); ++i)
-    out[i] = llr_to_int8(llr_from_sample(y[i], sigma_), scale);
+    out[i] = llr_to_int8(llr_of(y[i], factor), static_cast<float>(scale));
 }
 
 }  // namespace gpufec::channel

@@ -75,13 +75,15 @@ TEST(ConvStream, NoiseFreeStreamsDecodeExactly) {
 }
 
 // The decision delay D = default_traceback_depth costs little: over the same noisy stream, the
-// stream decoder's bit errors stay within 25% of the whole-stream (full traceback) decoder's.
+// stream decoder's bit errors stay within 25% of the whole-stream (full traceback) decoder's. The
+// points have a BER of about 3e-4 (rate 1/2 at 3 dB, 3/4 at 4 dB): some 60 errors in a dozen
+// error events are expected, so the comparison is not made on a handful.
 TEST(ConvStream, DefaultDepthIsCloseToFullTraceback) {
   const conv_code code(7, {0171, 0133});
   for (const char* rate : {"1/2", "3/4"}) {
     const auto pattern = puncture_pattern::standard(rate, 2);
     const std::size_t stages = 200000;
-    const double sigma = channel::sigma_from_ebn0(rate[2] == '2' ? 3.0 : 4.5, pattern.rate());
+    const double sigma = channel::sigma_from_ebn0(rate[2] == '2' ? 3.0 : 4.0, pattern.rate());
     const auto s = make_stream(code, pattern, stages, sigma, 34);
     stream_decoder dec(code, pattern);
     const auto streamed = decode_in_chunks(dec, s.llr, {65536}, push_values);

@@ -6,10 +6,12 @@
 //   rng_channel, frame), position), so a GPU thread per position draws what the CPU loop draws.
 // - Noise from the SNR: Es/N0 = R * m * Eb/N0 (R the code rate, m the bits per symbol) and
 //   sigma^2 = N0 / 2 = 1 / (2 * Es/N0), hence sigma = sqrt(1 / (2 * R * m * 10^(EbN0_dB / 10))).
+// - Arithmetic: float, as every decoder's input is (sigma and the LLR factor are computed in
+//   double and rounded once to float); y = x + sigma n is one fused multiply-add.
 // - LLR: L = log(P(b = 0 | y) / P(b = 1 | y)) = 2y / sigma^2, computed as y times the factor
-//   2 / sigma^2 (one rounding each, on every backend). Positive L means bit 0 is more
-// likely.
-// - int8 LLRs: q = round(L * scale) saturated to [-127, 127] (never -128, so -q is always valid).
+//   2 / sigma^2 (one rounding each, on every backend). Positive L means bit 0 is more likely.
+// - int8 LLRs: q = round(L * scale) in float, saturated to [-127, 127] (never -128, so -q is
+//   always valid).
 //   int8_llr_scale(sigma) maps the LLR of |y| = 1 + 3 sigma (a symbol three deviations beyond its
 //   mean) to 127, keeping resolution where decisions are made and clipping only the tail.
 #pragma once
@@ -25,35 +27,40 @@
 
 namespace gpufec::channel {
 
-GPUFEC_HD_INLINE double bpsk_symbol(std::uint8_t bit) {
-  return bit ? -1.0 : 1.0;
+GPUFEC_HD_INLINE float bpsk_symbol(std::uint8_t bit) {
+  return bit ? -1.0f : 1.0f;
 }
 
-// The received sample of `bit` for a standard normal draw g: x + sigma g, rounded as on every
-// backend (ieee_ops.hpp).
-GPUFEC_HD_INLINE double awgn_sample(std::uint8_t bit, double sigma, double g) {
-  return ieee_add(bpsk_symbol(bit), ieee_mul(sigma, g));
+// The received sample of `bit` for a standard normal draw g: x + sigma g in float, one rounding
+// (a fused multiply-add, ieee_ops.hpp), as on every backend; sigma is rounded to float first.
+GPUFEC_HD_INLINE float awgn_sample(std::uint8_t bit, float sigma, float g) {
+  return ieee_fma(sigma, g, bpsk_symbol(bit));
 }
 
 // The received sample at `position` of `frame` when `bit` was sent.
-GPUFEC_HD_INLINE double awgn_received(std::uint64_t seed, std::uint64_t frame,
-                                      std::uint64_t position, std::uint8_t bit, double sigma) {
+GPUFEC_HD_INLINE float awgn_received(std::uint64_t seed, std::uint64_t frame,
+                                     std::uint64_t position, std::uint8_t bit, double sigma) {
   const philox_stream noise(seed, rng_channel, frame);
-  return awgn_sample(bit, sigma, gaussian_at(noise, position));
+  return awgn_sample(bit, static_cast<float>(sigma), gaussian_at(noise, position));
 }
 
-// 2 / sigma^2, the factor of every LLR of a channel.
-GPUFEC_HD_INLINE double llr_factor(double sigma) {
-  return ieee_div(2.0, ieee_mul(sigma, sigma));
+// 2 / sigma^2, the factor of every LLR of a channel: in double, rounded once to float.
+GPUFEC_HD_INLINE float llr_factor(double sigma) {
+  return static_cast<float>(ieee_div(2.0, ieee_mul(sigma, sigma)));
 }
 
-GPUFEC_HD_INLINE double llr_from_sample(double y, double sigma) {
-  return ieee_mul(y, llr_factor(sigma));
+// The LLR of a sample: y (rounded to float) times the factor, in float.
+GPUFEC_HD_INLINE float llr_of(float y, float factor) {
+  return ieee_mul(y, factor);
+}
+GPUFEC_HD_INLINE float llr_from_sample(double y, double sigma) {
+  return llr_of(static_cast<float>(y), llr_factor(sigma));
 }
 
-GPUFEC_HD_INLINE std::int8_t llr_to_int8(double llr, double scale) {
-  const double q = nearbyint(ieee_mul(llr, scale));
-  return static_cast<std::int8_t>(q > 127.0 ? 127.0 : (q < -127.0 ? -127.0 : q));
+// round(llr scale) in float (nearest, ties to even), saturated to [-127, 127].
+GPUFEC_HD_INLINE std::int8_t llr_to_int8(float llr, float scale) {
+  const float q = rintf(ieee_mul(llr, scale));
+  return static_cast<std::int8_t>(q > 127.0f ? 127.0f : (q < -127.0f ? -127.0f : q));
 }
 
 // Hard decision on an LLR or a BPSK sample: 1 when negative (a zero decides 0).

@@ -45,6 +45,9 @@ GPUFEC_HD_INLINE double uniform_open01(std::uint32_t hi, std::uint32_t lo) {
   return (static_cast<double>(bits) + 0.5) * (1.0 / 4503599627370496.0);  // 2^-52
 }
 
+// The bit that makes a stream word its tail companion's (philox_stream::tail_block).
+inline constexpr std::uint32_t rng_tail_flag = 0x80000000u;
+
 // A sequential stream of draws for one (seed, stream, frame): key = seed, counter = (block, frame,
 // stream). Streams separate independent uses (source bits, channel events, noise) of one frame.
 class philox_stream {
@@ -58,6 +61,14 @@ class philox_stream {
 
   // The four words of block `block` of this stream, independent of the sequential position.
   GPUFEC_HD philox4x32_ctr block(std::uint32_t b) const { return philox4x32_10(counter(b), key_); }
+  // Block b of the stream's tail companion (stream word | rng_tail_flag): the extra bits a rare
+  // draw needs (a Gaussian's deep tail, box_muller.hpp) at the same address as the block it
+  // extends, so draws stay addressable by position.
+  GPUFEC_HD philox4x32_ctr tail_block(std::uint32_t b) const {
+    philox4x32_ctr c = counter(b);
+    c.v[3] |= rng_tail_flag;
+    return philox4x32_10(c, key_);
+  }
 
   // The key, and the counter of block b (the bulk draws compute blocks lane by lane from them).
   GPUFEC_HD philox4x32_key key() const { return key_; }

@@ -68,56 +68,62 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
   }
 }
 
-// Two adjacent outputs in one store (`to` aligned to twice their size).
+// Four adjacent outputs in one store (`to` aligned to four times their size).
 template <class Out>
-__device__ inline void store_pair(Out* to, const Out (&v)[2]) {
+__device__ inline void store_quad(Out* to, const Out (&v)[4]) {
   if constexpr (sizeof(Out) == 4) {
-    *reinterpret_cast<float2*>(to) = make_float2(v[0], v[1]);
+    *reinterpret_cast<float4*>(to) = make_float4(v[0], v[1], v[2], v[3]);
   } else {
-    const auto lo = static_cast<std::uint8_t>(v[0]), hi = static_cast<std::uint8_t>(v[1]);
-    *reinterpret_cast<std::uint16_t*>(to) = static_cast<std::uint16_t>(lo | hi << 8);
+    std::uint32_t word = 0;
+    for (int h = 0; h < 4; ++h)
+      word |= static_cast<std::uint32_t>(static_cast<std::uint8_t>(v[h])) << 8 * h;
+    *reinterpret_cast<std::uint32_t*>(to) = word;
   }
 }
 
 // channel_kernel<Out>. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
-// blockDim.y per round), pair p = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
-// per round) of its N transmitted bits: the thread draws the Gaussian pair of Philox block p of the
-// frame's noise stream (what awgn_received reads at positions 2p and 2p + 1) and writes the
-// decoder's input for those bits (float LLR, int8 LLR or hard decision) to out[f * N + 2p ..], in
-// one store when N is even.
+// blockDim.y per round), quad q = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
+// per round) of its N transmitted bits: the thread draws the four Gaussians of Philox block q of
+// the frame's noise stream (what awgn_received reads at positions 4q .. 4q + 3) and writes the
+// decoder's input for those bits (float LLR, int8 LLR or hard decision) to out[f * N + 4q ..], in
+// one store when N is a multiple of 4.
 template <class Out>
 __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uint64_t N,
-                               std::uint64_t frames, double sigma, double scale,
+                               std::uint64_t frames, float sigma, float factor, float scale,
                                const std::uint8_t* __restrict__ coded, Out* __restrict__ out) {
-  const std::uint64_t pairs = (N + 1) / 2;
+  const std::uint64_t quads = (N + 3) / 4;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  const double factor = channel::llr_factor(sigma);
-  const bool even = N % 2 == 0;  // every pair whole and aligned for one store
+  const bool whole = N % 4 == 0;  // every quad whole and aligned for one store
   for (std::uint64_t f = static_cast<std::uint64_t>(blockIdx.y) * blockDim.y + threadIdx.y;
        f < frames; f += static_cast<std::uint64_t>(gridDim.y) * blockDim.y) {
     const philox_stream noise(seed, rng_channel, first + f);
     const std::uint8_t* x = coded + f * N;
     Out* y = out + f * N;
-    for (std::uint64_t p = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-         p < pairs; p += stride) {
-      float g[2];
-      gaussian_pair(noise.block(static_cast<std::uint32_t>(p)), g[0], g[1]);
-      Out v[2] = {};
-      for (int h = 0; h < 2; ++h) {
-        const std::uint64_t j = 2 * p + h;
-        if (j >= N) break;
-        const double llr = ieee_mul(channel::awgn_sample(x[j], sigma, g[h]), factor);
+    for (std::uint64_t q = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+         q < quads; q += stride) {
+      float g[4];
+      gaussian_quad(noise, static_cast<std::uint32_t>(q), g);
+      std::uint8_t sent[4] = {};
+      if (whole) {
+        const std::uint32_t four = *reinterpret_cast<const std::uint32_t*>(x + 4 * q);
+        for (int h = 0; h < 4; ++h) sent[h] = (four >> 8 * h) & 0xFFu;
+      } else {
+        for (int h = 0; h < 4 && 4 * q + h < N; ++h) sent[h] = x[4 * q + h];
+      }
+      Out v[4] = {};
+      for (int h = 0; h < 4; ++h) {
+        const float llr = channel::llr_of(channel::awgn_sample(sent[h], sigma, g[h]), factor);
         if constexpr (sizeof(Out) == 4)
-          v[h] = static_cast<float>(llr);
+          v[h] = llr;
         else if constexpr (std::is_same_v<Out, std::int8_t>)
           v[h] = channel::llr_to_int8(llr, scale);
         else
-          v[h] = channel::hard_decision(static_cast<float>(llr));
+          v[h] = channel::hard_decision(llr);
       }
-      if (even)
-        store_pair(y + 2 * p, v);
+      if (whole)
+        store_quad(y + 4 * q, v);
       else
-        for (int h = 0; h < 2 && 2 * p + h < N; ++h) y[2 * p + h] = v[h];
+        for (int h = 0; h < 4 && 4 * q + h < N; ++h) y[4 * q + h] = v[h];
     }
   }
 }
@@ -278,19 +284,21 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   // The decoder's input of the chain's kind, for n frames from `first`.
   void launch_channel(std::uint64_t first, std::size_t n, const std::uint8_t* coded) {
     const std::size_t N = code_.coded_bits;
-    const double scale = channel::int8_llr_scale(sigma_);
-    const auto grid = channel_shape_.packed_frame_blocks(limits_.sm_count, (N + 1) / 2, n);
+    const auto sigma = static_cast<float>(sigma_);
+    const float factor = channel::llr_factor(sigma_);
+    const auto scale = static_cast<float>(channel::int8_llr_scale(sigma_));
+    const auto grid = channel_shape_.packed_frame_blocks(limits_.sm_count, (N + 3) / 4, n);
     const dim3 blocks(grid.x, grid.y), threads(grid.tx, grid.ty);
     void* out = llr_.get();
     if (code_.llr == llr_kind::f32)
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
-                                                      static_cast<float*>(out));
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma, factor, scale,
+                                                      coded, static_cast<float*>(out));
     else if (code_.llr == llr_kind::i8)
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
-                                                      static_cast<std::int8_t*>(out));
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma, factor, scale,
+                                                      coded, static_cast<std::int8_t*>(out));
     else
-      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma_, scale, coded,
-                                                      static_cast<std::uint8_t*>(out));
+      channel_kernel<<<blocks, threads, 0, stream_>>>(seed_, first, N, n, sigma, factor, scale,
+                                                      coded, static_cast<std::uint8_t*>(out));
     GPUFEC_CUDA_CHECK_LAUNCH("channel_kernel");
   }
 

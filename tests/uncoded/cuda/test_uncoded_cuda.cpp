@@ -14,7 +14,7 @@ void skip_without_gpu() {
 
 TEST(UncodedCuda, OutcomesEqualTheCpuChainOnRandomFrames) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  for (const std::uint64_t k : {1ULL, 33ULL, 1000ULL, 4096ULL}) {
+  for (const std::uint64_t k : {1ULL, 2ULL, 3ULL, 33ULL, 34ULL, 35ULL, 1000ULL, 4096ULL}) {
     for (const double ebn0 : {-2.0, 3.0, 7.0}) {
       const params p{k};
       const std::uint64_t seed = 0x5eed0000ULL + k;
