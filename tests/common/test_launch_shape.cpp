@@ -51,11 +51,21 @@ TEST(LaunchShape, PackedGridsShareBlocksAmongShortFrames) {
   EXPECT_EQ(g.tx, 32u);
   EXPECT_EQ(g.ty, 32u);
   EXPECT_EQ(g.x, 1u);
-  EXPECT_EQ(g.y, 264u);  // a wave
-  const auto one = shape.packed_frame_blocks(132, 5000, 10);
+  EXPECT_EQ(g.y, 264u);                                       // a wave
+  const auto one = shape.packed_frame_blocks(132, 5000, 10);  // 120 of 5120 lanes idle
   EXPECT_EQ(one.tx, 1024u);
   EXPECT_EQ(one.ty, 1u);
   EXPECT_EQ(one.x, 5u);
+  // 4099 items (the quads of a conv K=7 frame of 8192 bits): rows of 128, 125 lanes idle in 4224,
+  // not 1021 in 5120; blocks of 768 threads make rows of 128 too (six a block).
+  const auto quads = shape.packed_frame_blocks(132, 4099, 1000);
+  EXPECT_EQ(quads.tx, 128u);
+  EXPECT_EQ(quads.ty, 8u);
+  EXPECT_EQ(quads.x, 33u);
+  const launch_shape odd{768, 768, 1, 0, 2};
+  const auto six = odd.packed_frame_blocks(132, 4099, 1000);
+  EXPECT_EQ(six.tx, 128u);
+  EXPECT_EQ(six.ty, 6u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "common/cuda/launch_shape.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "gpufec/common/error.hpp"
 
@@ -36,7 +37,12 @@ launch_shape::frame_grid launch_shape::packed_frame_blocks(int sm_count, unsigne
                                                            unsigned long long frames) const {
   unsigned tx = 1;
   while (tx < static_cast<unsigned>(threads) && tx < items) tx *= 2;
-  tx = std::min(tx, static_cast<unsigned>(threads));
+  tx = std::bit_floor(std::min(tx, static_cast<unsigned>(threads)));  // rows of a power of two
+  // Narrower rows (down to a warp) while a frame's rows would leave more than 1/32
+  // of their lanes idle: 4099 items take 33 rows of 128, not 5 of 1024 with the last all but
+  // empty.
+  const auto idle = [&](unsigned long long w) { return (items + w - 1) / w * w - items; };
+  while (tx > 32 && idle(tx) * 32 > items) tx = std::bit_floor(tx - 1);
   return grid_of(wave(sm_count), tx, static_cast<unsigned>(threads) / tx, items, frames);
 }
 

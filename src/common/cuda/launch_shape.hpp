@@ -29,7 +29,9 @@ struct launch_shape {
   // Blocks of one frame's items (tx = threads, ty = 1).
   frame_grid frame_blocks(int sm_count, unsigned long long items, unsigned long long frames) const;
   // The same, with blocks shared by several frames when a frame has fewer items than the block
-  // has threads (tx the power of two that covers them, ty = threads / tx).
+  // has threads (tx the power of two that covers them, ty = threads / tx), and rows narrower
+  // than the block (a power of two, at least a warp) where a frame's last row would leave more
+  // than 1/32 of its rows' lanes idle.
   frame_grid packed_frame_blocks(int sm_count, unsigned long long items,
                                  unsigned long long frames) const;
 };
