@@ -44,8 +44,8 @@ action simulate_conv(CLI::App& cmd, const simulate_options& common) {
       ->capture_default_str();
   cmd.add_option("--llr", o->llr,
                  "decoder input: float (2y/sigma^2), int8 (quantized at 127 / LLR(1 + 3 sigma)) "
-                 "or hard (the sign); on CUDA, int8 LLRs are made and decoded on the GPU, float "
-                 "and hard ones are made on the CPU and copied over")
+                 "or hard (the sign); on CUDA, every kind is made on the GPU and quantized there "
+                 "to the decoder's int8 metrics where it is not int8 already")
       ->check(CLI::IsMember(names_of<llr_kind>()))
       ->capture_default_str();
   add_decoder_options(cmd, o->decoder);

@@ -1,6 +1,7 @@
 // The CUDA convolutional encoder (plan/device_encoder.hpp): the encoder's tables copied to the
 // device once, then per batch a kernel for the start states where a frame has one to find
-// (tail-biting, or any recursive code: its register bits), and a kernel over 32-stage words.
+// (tail-biting, or any recursive code: its register bits), and a kernel over 32-stage words: the
+// general one through the puncturing period's tables, or for rate 1/2 unpunctured the pair kernel.
 #include <algorithm>
 
 #include "common/cuda/device_buffer.cuh"
@@ -26,6 +27,16 @@ class cuda_encoder final : public device_encoder {
                     cuda::resident_blocks(coded_words_kernel, threads, shared)};
     require(words_shape_.blocks_per_sm > 0, "the CUDA conv encoder cannot be resident (", shared,
             " B of shared memory per block)");
+    // Two streams sent every stage, frames on 4 bytes: both streams' bits a thread.
+    pairs_ = units_.period == 1 && units_.beta == 2 && units_.sent_per_period == 2 &&
+             units_.coded_bits % 4 == 0;
+    if (pairs_) {
+      const std::size_t rows = sizeof(std::uint32_t) * 17 * threads;
+      cuda::allow_shared(pair_words_kernel, rows);
+      pairs_shape_ = {threads, threads, 1, rows,
+                      cuda::resident_blocks(pair_words_kernel, threads, rows)};
+      pairs_ = pairs_shape_.blocks_per_sm > 0;
+    }
     const auto phases = puncture_phases(e);
     phases_.resize(phases.size());
     phases_.upload(phases.data(), phases.size());
@@ -72,9 +83,17 @@ class cuda_encoder final : public device_encoder {
     // Blocks along x cover a frame's rounds of stage words (up to a wave), frames along y: a
     // block per frame and round, not a resident wave, because a frame's last round is often a few
     // stages (8192 bits and a zero tail: 257 words) and its block would idle a resident slot.
+    const auto rows = static_cast<unsigned>(std::min<std::size_t>(frames, 65535));
+    if (pairs_) {
+      const auto grid =
+          pairs_shape_.frame_blocks(limits_.sm_count, (units_.stages + 31) / 32, frames);
+      pair_words_kernel<<<dim3(grid.x, rows), pairs_shape_.threads, pairs_shape_.shared, s>>>(
+          units_, bits, starts ? start_.get() : nullptr, frames, coded.data);
+      GPUFEC_CUDA_CHECK_LAUNCH("pair_words_kernel");
+      return;
+    }
     const auto grid =
         words_shape_.frame_blocks(limits_.sm_count, (units_.stages + 31) / 32, frames);
-    const auto rows = static_cast<unsigned>(std::min<std::size_t>(frames, 65535));
     coded_words_kernel<<<dim3(grid.x, rows), words_shape_.threads, words_shape_.shared, s>>>(
         units_, phases_.get(), slots_.get(), small_divisor::of(units_.sent_per_period), bits,
         starts ? start_.get() : nullptr, frames, coded.data);
@@ -84,7 +103,8 @@ class cuda_encoder final : public device_encoder {
  private:
   encoder_units units_;
   cuda::device_limits limits_;
-  cuda::launch_shape start_shape_, words_shape_;
+  cuda::launch_shape start_shape_, words_shape_, pairs_shape_;
+  bool pairs_ = false;  // pair_words_kernel writes the sent bits
   cuda::device_buffer<std::uint32_t> phases_, slots_;
   cuda::device_buffer<std::uint8_t> parity_, registers_;
   cuda::device_buffer<std::uint16_t> tailbiting_start_;

@@ -30,6 +30,7 @@ TEST(ConvCudaEncoder, WritesWhatTheHostEncoderWrites) {
         for (const auto& [N, frames] : {std::pair<std::size_t, std::size_t>{code.memory(), 7},
                                         {1000, 300},
                                         {8192, 40},
+                                        {65536, 3},
                                         {65537, 3}}) {
           if (!testing::can_encode(code, pattern, N, term)) continue;
           const auto e = std::make_unique<encoder>(code, pattern, N, term);

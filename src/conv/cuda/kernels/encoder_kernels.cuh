@@ -1,6 +1,7 @@
 // The CUDA convolutional encoder's kernels: the units of conv/model/encoder_units.hpp, one thread
 // per frame for the sequential part (start states, a recursive code's register bits), one thread
-// per 32 stages for the parities and one per four sent bits for the writes.
+// per 32 stages for the parities and one per four sent bits for the writes; for two streams sent
+// every stage (rate 1/2 unpunctured), one thread per 32 stages for both.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -86,6 +87,69 @@ __global__ void coded_words_kernel(encoder_units u, const std::uint32_t* __restr
         }
       }
       __syncthreads();  // the words are rewritten by the next round
+    }
+  }
+}
+
+// The sent bits of two streams' words for stages t .. t + 31 (rate 1/2: stream 0's bit of a stage,
+// then stream 1's): word i of `out` holds the bytes of stages t + 2i and t + 2i + 1. The streams
+// are interleaved bit by bit (s0 in the even bits, s1 in the odd), and each nibble of that is
+// spread to four bytes by one multiply (its bits land at 0, 8, 16 and 24 without overlap).
+__device__ inline void pair_sent_words(std::uint32_t s0, std::uint32_t s1,
+                                       std::uint32_t (&out)[16]) {
+  const auto spread = [](std::uint64_t x) {  // bit k to bit 2k, k < 32
+    x = (x | x << 16) & 0x0000FFFF0000FFFFull;
+    x = (x | x << 8) & 0x00FF00FF00FF00FFull;
+    x = (x | x << 4) & 0x0F0F0F0F0F0F0F0Full;
+    x = (x | x << 2) & 0x3333333333333333ull;
+    return (x | x << 1) & 0x5555555555555555ull;
+  };
+  const std::uint64_t z = spread(s0) | spread(s1) << 1;
+#pragma unroll
+  for (int i = 0; i < 16; ++i)
+    out[i] = (static_cast<std::uint32_t>(z >> (4 * i)) & 0xFu) * 0x00204081u & 0x01010101u;
+}
+
+// pair_words_kernel (two streams sent every stage, coded_bits a multiple of 4). Index map: frame
+// f = blockIdx.y (+ gridDim.y per pass); block x takes the frame's rounds x, x + gridDim.x, ...
+// of blockDim.x stage words. Thread t finds word w = (round base + t)'s two stream words (stages
+// 32 w .. 32 w + 31) and their 64 sent bytes, coded[f * coded_bits + 64 w ..], as 16 words in its
+// warp's shared rows (row = lane, 17 words a row against bank conflicts); the warp then writes its
+// 2 KiB in order, lane l the words l, l + 32, ... (those before the frame's end). Shared memory:
+// 17 words per thread. Every thread runs every round, so the warp's syncs see all its lanes.
+__global__ void pair_words_kernel(encoder_units u, const std::uint8_t* __restrict__ bits,
+                                  const unsigned* __restrict__ start, std::uint64_t frames,
+                                  std::uint8_t* __restrict__ coded) {
+  extern __shared__ std::uint32_t rows[];
+  constexpr unsigned kRow = 17;
+  const std::uint64_t total_words = (u.stages + 31) / 32;
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  std::uint32_t* mine = rows + (warp * 32 + lane) * kRow;
+  const std::uint32_t* warp_rows = rows + warp * 32 * kRow;
+  for (std::uint64_t f = blockIdx.y; f < frames; f += gridDim.y) {
+    const std::uint8_t* w = bits + f * u.info_bits;
+    const unsigned s = start ? start[f] : 0u;
+    auto* out = reinterpret_cast<std::uint32_t*>(coded + f * u.coded_bits);
+    const std::uint64_t out_words = u.coded_bits / 4;
+    for (std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x;
+         base < total_words; base += static_cast<std::uint64_t>(gridDim.x) * blockDim.x) {
+      const std::uint64_t word = base + threadIdx.x;
+      std::uint32_t sent[16] = {};
+      if (word < total_words) {
+        std::uint32_t streams[conv_code::max_beta];
+        stream_words(u, register_window(u, w, s, 32 * word), streams);
+        pair_sent_words(streams[0], streams[1], sent);
+      }
+#pragma unroll
+      for (int i = 0; i < 16; ++i) mine[i] = sent[i];
+      __syncwarp();
+      const std::uint64_t first = 16 * (base + 32 * warp);  // the warp's first output word
+#pragma unroll
+      for (unsigned j = 0; j < 16; ++j) {
+        const unsigned k = 32 * j + lane;  // the warp's k-th word: row k / 16, word k % 16
+        if (first + k < out_words) out[first + k] = warp_rows[(k / 16) * kRow + k % 16];
+      }
+      __syncwarp();  // the rows are rewritten by the next round
     }
   }
 }
