@@ -3,6 +3,7 @@
 // (tail-biting, or any recursive code: its register bits), and a kernel over 32-stage words: the
 // general one through the puncturing period's tables, or for rate 1/2 unpunctured the pair kernel.
 #include <algorithm>
+#include <cstdint>
 
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
@@ -27,7 +28,8 @@ class cuda_encoder final : public device_encoder {
                     cuda::resident_blocks(coded_words_kernel, threads, shared)};
     require(words_shape_.blocks_per_sm > 0, "the CUDA conv encoder cannot be resident (", shared,
             " B of shared memory per block)");
-    // Two streams sent every stage, frames on 4 bytes: both streams' bits a thread.
+    // Two streams sent every stage, frames a multiple of 4 bytes: both streams' bits a thread
+    // (blocks of whole warps, as the kernel needs).
     pairs_ = units_.period == 1 && units_.beta == 2 && units_.sent_per_period == 2 &&
              units_.coded_bits % 4 == 0;
     if (pairs_) {
@@ -84,7 +86,8 @@ class cuda_encoder final : public device_encoder {
     // block per frame and round, not a resident wave, because a frame's last round is often a few
     // stages (8192 bits and a zero tail: 257 words) and its block would idle a resident slot.
     const auto rows = static_cast<unsigned>(std::min<std::size_t>(frames, 65535));
-    if (pairs_) {
+    // The pair kernel writes words: the batch must start on 4 bytes (a view may start anywhere).
+    if (pairs_ && reinterpret_cast<std::uintptr_t>(coded.data) % 4 == 0) {
       const auto grid =
           pairs_shape_.frame_blocks(limits_.sm_count, (units_.stages + 31) / 32, frames);
       pair_words_kernel<<<dim3(grid.x, rows), pairs_shape_.threads, pairs_shape_.shared, s>>>(

@@ -53,6 +53,34 @@ TEST(ConvCudaEncoder, WritesWhatTheHostEncoderWrites) {
   EXPECT_GT(cases, 80);
 }
 
+// A batch that starts off 4 bytes (a view into a larger buffer) takes the general kernel, not the
+// pair kernel's word stores: the same bits, no misaligned store.
+TEST(ConvCudaEncoder, ABatchAtAnyAddress) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
+  const auto make = cuda_factory<detail::device_encoder_entry>("the CUDA conv encoder");
+  std::mt19937_64 rng(std::random_device{}());
+  const encoder e(conv_code(7, {0171, 0133}), puncture_pattern::none(2), 1000,
+                  termination::zero_tail);
+  const std::size_t frames = 9, N = 1000, C = e.shape().coded_bits;
+  std::vector<std::uint8_t> info(frames * N), expected(frames * C);
+  for (auto& b : info) b = static_cast<std::uint8_t>(rng() & 1u);
+  e.encode(batch_view<std::uint8_t>::uniform(info.data(), frames, N),
+           batch_span<std::uint8_t>::uniform(expected.data(), frames, C));
+  const device_bytes d_info(info);
+  for (const std::size_t offset : {1u, 2u, 3u, 4u}) {
+    device_bytes d_coded(frames * C + offset);
+    make(e)->encode(
+        batch_view<std::uint8_t>::uniform(d_info.get(), frames, N, memory_space::device),
+        batch_span<std::uint8_t>::uniform(d_coded.get() + offset, frames, C, memory_space::device),
+        nullptr);
+    const std::vector<std::uint8_t> got = d_coded.read();
+    EXPECT_EQ(
+        std::vector<std::uint8_t>(got.begin() + static_cast<std::ptrdiff_t>(offset), got.end()),
+        expected)
+        << "offset " << offset;
+  }
+}
+
 TEST(ConvCudaEncoder, RefusesHostAndMismatchedBatches) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device";
   const encoder e(conv_code(7, {0171, 0133}), puncture_pattern::none(2), 100,

@@ -114,9 +114,10 @@ __device__ inline void pair_sent_words(std::uint32_t s0, std::uint32_t s1,
 // f = blockIdx.y (+ gridDim.y per pass); block x takes the frame's rounds x, x + gridDim.x, ...
 // of blockDim.x stage words. Thread t finds word w = (round base + t)'s two stream words (stages
 // 32 w .. 32 w + 31) and their 64 sent bytes, coded[f * coded_bits + 64 w ..], as 16 words in its
-// warp's shared rows (row = lane, 17 words a row against bank conflicts); the warp then writes its
-// 2 KiB in order, lane l the words l, l + 32, ... (those before the frame's end). Shared memory:
-// 17 words per thread. Every thread runs every round, so the warp's syncs see all its lanes.
+// warp's shared rows (row = lane, 17 words a row: the rows' writes meet no bank twice, their reads
+// one bank twice); the warp then writes its 2 KiB in order, lane l the words l, l + 32, ... (those
+// before the frame's end). Shared memory: 17 words per thread; blockDim.x a multiple of 32, the
+// output on 4 bytes. Every thread runs every round, so the warp's syncs see all its lanes.
 __global__ void pair_words_kernel(encoder_units u, const std::uint8_t* __restrict__ bits,
                                   const unsigned* __restrict__ start, std::uint64_t frames,
                                   std::uint8_t* __restrict__ coded) {
