@@ -85,7 +85,9 @@ HWY_INLINE void philox_lanes(DU du, hn::Vec<DU>& c0, hn::Vec<DU>& c1, hn::Vec<DU
 // done again by the scalar path, which reads the tail blocks.
 void gaussian_quads(const philox_stream& s, std::uint32_t first, std::size_t n, float* out) {
   std::size_t i = 0;
-#if HWY_TARGET != HWY_SCALAR && HWY_NATIVE_FMA
+// ARMv7's NEON divides and takes square roots by estimates and Newton steps (not correctly
+// rounded): the scalar path there.
+#if HWY_TARGET != HWY_SCALAR && HWY_NATIVE_FMA && !HWY_ARCH_ARM_V7
   const hn::ScalableTag<float> df;
   const hn::RebindToUnsigned<decltype(df)> d32;
   const hn::Repartition<std::uint64_t, decltype(df)> du;  // half as many lanes

@@ -48,7 +48,7 @@ namespace gpufec::detail {
 
 namespace box_muller_constants {
 inline constexpr float sqrt2 = 0x1.6a09e6p+0f;
-inline constexpr float ln2_hi = 0x1.62e4p-1f;  // 17 significant bits
+inline constexpr float ln2_hi = 0x1.62e4p-1f;  // 15 significant bits
 inline constexpr float ln2_lo = 0x1.7f7d1cp-20f;
 inline constexpr float pi_over_4 = 0x1.921fb6p-1f;
 // A float's 1.0f and 2^23, and 2^23 + 127 + 18: the biased exponent of Z as a float, less the
