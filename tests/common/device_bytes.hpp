@@ -20,6 +20,9 @@ class device_bytes {
   explicit device_bytes(const std::vector<std::uint8_t>& host) : device_bytes(host.size()) {
     if (p_) {
       EXPECT_EQ(cudaMemcpy(p_, host.data(), n_, cudaMemcpyHostToDevice), cudaSuccess);
+      // A pageable copy may return before it lands; streams that do not wait for the default
+      // stream would read the old bytes.
+      EXPECT_EQ(cudaStreamSynchronize(nullptr), cudaSuccess);
     }
   }
   ~device_bytes() {

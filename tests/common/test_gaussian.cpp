@@ -45,13 +45,17 @@ TEST(Gaussians, EveryTargetDrawsThePositionalValuesBitForBit) {
   }
 }
 
-// Blocks past 2^32 - 1 wrap as the scalar block index does (a frame's last pairs).
+// Block indices past 2^32 - 1 wrap in the bulk draws as in the scalar index (positions past
+// 2^34, four a block), across the wrap.
 TEST(Gaussians, TheLastBlocksOfAStreamToo) {
   const philox_stream s(3, rng_channel, 1);
-  const std::uint64_t end = std::uint64_t{1} << 33, begin = end - 101;
+  const std::uint64_t end = (std::uint64_t{1} << 34) + 101, begin = end - 203;
   std::vector<float> got(end - begin);
   gaussians(s, begin, end, got.data());
-  for (std::uint64_t k = begin; k < end; ++k) ASSERT_EQ(got[k - begin], gaussian_at(s, k)) << k;
+  for (std::uint64_t k = begin; k < end; ++k)
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(got[k - begin]),
+              std::bit_cast<std::uint32_t>(gaussian_at(s, k)))
+        << k;
 }
 
 // The exact transform in long double of the uniforms that words a and b (and u1's exponent e)

@@ -95,8 +95,8 @@ TEST(Philox, GaussianMoments) {
   EXPECT_NEAR(m4, 3.0, 5 * std::sqrt(96.0 / n));
 }
 
-// The bulk draws give exactly the positional ones, for ranges that start and end on either
-// parity (Gaussian pairs) and anywhere in a block (source bits, 128 per block).
+// The bulk draws give exactly the positional ones, for ranges that start and end anywhere in a
+// block (Gaussians, four per block; source bits, 128 per block).
 TEST(Philox, BulkDrawsEqualThePositionalOnes) {
   const philox_stream s(99, rng_channel, 7);
   for (const auto& [begin, end] : std::vector<std::pair<std::uint64_t, std::uint64_t>>{

@@ -1,7 +1,7 @@
 // The Gaussian channel on the device against the host, bit for bit: a thread per position draws
 // gaussian_at and the float and int8 LLRs of awgn_received (what the CUDA chain's kernels do),
 // and the host's bulk draws (gaussians, awgn_llrs: Highway SIMD) must give the same bits, over
-// millions of positions (each run of 2^22 holds some four tail draws, box_muller.hpp), frames past
+// millions of positions (each run of 2^22 holds some eight tail pairs, box_muller.hpp), frames past
 // 2^32 and noise from negligible to overwhelming. Skips when no CUDA device is present.
 #include <gtest/gtest.h>
 

@@ -200,6 +200,7 @@ TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
         CHECK_CUDA(cudaMalloc(&d_bits, device.size()));
         CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(d_hard, hard.data(), hard.size(), cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaDeviceSynchronize());  // pageable copies may return before they land
         cudaStream_t stream = nullptr;
         CHECK_CUDA(cudaStreamCreate(&stream));
         const auto d_out =
@@ -219,6 +220,7 @@ TEST(ConvCudaStream, PlanFloatAndHardDevicePathsEqualTheHostPaths) {
         CHECK_CUDA(cudaMemcpy(d_llr + 20 * n + 17, &nan, 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(d_llr + 20 * n + 18, &inf, 4, cudaMemcpyHostToDevice));
         CHECK_CUDA(cudaMemcpy(d_llr + 30 * n + 3, &inf, 4, cudaMemcpyHostToDevice));
+        CHECK_CUDA(cudaDeviceSynchronize());
         try {
           plan.decode(batch_view<float>::uniform(d_llr, frames, n, memory_space::device), d_out,
                       stream);
@@ -261,6 +263,7 @@ TEST(ConvCudaStream, LongHostFramesAreMadeInt8OverThreadsAsByOne) {
   CHECK_CUDA(cudaMalloc(&d_llr, llr.size() * sizeof(float)));
   CHECK_CUDA(cudaMalloc(&d_bits, frames * N));
   CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaDeviceSynchronize());  // pageable copies may return before they land
   const auto host_in = batch_view<float>::uniform(llr.data(), frames, n);
   for (const double scale : {0.0, 5.5}) {
     SCOPED_TRACE("scale " + std::to_string(scale));
@@ -340,6 +343,7 @@ TEST(ConvCudaStream, FloatSumsThatOverflowDecodeAsOnTheHost) {
     CHECK_CUDA(cudaMalloc(&d_llr, llr.size() * sizeof(float)));
     CHECK_CUDA(cudaMalloc(&d_bits, device.size()));
     CHECK_CUDA(cudaMemcpy(d_llr, llr.data(), llr.size() * 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaDeviceSynchronize());  // pageable copies may return before they land
     const auto d_in = batch_view<float>::uniform(d_llr, frames, n, memory_space::device);
     const auto d_out = batch_span<std::uint8_t>::uniform(d_bits, frames, N, memory_space::device);
     plan.decode(d_in, d_out);
@@ -354,6 +358,7 @@ TEST(ConvCudaStream, FloatSumsThatOverflowDecodeAsOnTheHost) {
     const float nan = std::nanf("");
     CHECK_CUDA(cudaMemcpy(d_llr + 3 * n + (n - 1), &nan, 4, cudaMemcpyHostToDevice));
     CHECK_CUDA(cudaMemcpy(d_llr + 4 * n + 5, &nan, 4, cudaMemcpyHostToDevice));
+    CHECK_CUDA(cudaDeviceSynchronize());
     try {
       plan.decode(d_in, d_out);
       ADD_FAILURE() << "a NaN was taken";
