@@ -33,13 +33,13 @@ inline void llr_at(const llr_chunk& c, std::size_t i) {
   const float llr = llr_of(awgn_sample(c.bits[i], c.sigma, c.g[i]), c.factor);
   switch (c.kind) {
     case llr_kind::f32:
-      static_cast<float*>(c.out)[i] = llr;
+      static_cast<float*>(c.out)[i] = decoder_input<float>(llr, c.scale);
       return;
     case llr_kind::i8:
-      static_cast<std::int8_t*>(c.out)[i] = llr_to_int8(llr, c.scale);
+      static_cast<std::int8_t*>(c.out)[i] = decoder_input<std::int8_t>(llr, c.scale);
       return;
     case llr_kind::hard:
-      static_cast<std::uint8_t*>(c.out)[i] = hard_decision(llr);
+      static_cast<std::uint8_t*>(c.out)[i] = decoder_input<std::uint8_t>(llr, c.scale);
       return;
   }
 }

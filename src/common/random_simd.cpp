@@ -114,8 +114,9 @@ void gaussian_quads(const philox_stream& s, std::uint32_t first, std::size_t n, 
     box_muller_words(ops, a, b, binade_exponent(ops, a, b), g0, g1);
     hn::StoreInterleaved4(hn::LowerHalf(dh, g0), hn::LowerHalf(dh, g1), hn::UpperHalf(dh, g0),
                           hn::UpperHalf(dh, g1), dh, out + 4 * i);
-    const auto tail = hn::And(hn::Eq(hn::And(a, hn::Set(d32, 0xFFu)), zero),
-                              hn::Eq(hn::And(b, hn::Set(d32, 0x3FFu)), zero));
+    namespace k = box_muller_constants;  // is_tail_pair on the lanes
+    const auto tail = hn::And(hn::Eq(hn::And(a, hn::Set(d32, k::z_high_bits)), zero),
+                              hn::Eq(hn::And(b, hn::Set(d32, k::z_low_bits)), zero));
     if (HWY_UNLIKELY(!hn::AllFalse(d32, tail)))
       for (std::size_t j = i; j < i + W; ++j)
         gaussian_quad(s, static_cast<std::uint32_t>(first + j),

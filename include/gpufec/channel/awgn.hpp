@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "gpufec/common/hd.hpp"
 #include "gpufec/common/ieee_ops.hpp"
@@ -66,6 +67,18 @@ GPUFEC_HD_INLINE std::int8_t llr_to_int8(float llr, float scale) {
 // Hard decision on an LLR or a BPSK sample: 1 when negative (a zero decides 0).
 GPUFEC_HD_INLINE std::uint8_t hard_decision(float llr) {
   return llr < 0.0f ? 1 : 0;
+}
+
+// The decoder's input of kind Out made of an LLR: the float itself, its int8 form at `scale`, or
+// the hard decision (a byte).
+template <class Out>
+GPUFEC_HD_INLINE Out decoder_input(float llr, float scale) {
+  if constexpr (sizeof(Out) == 4)
+    return llr;
+  else if constexpr (std::is_same_v<Out, std::int8_t>)
+    return llr_to_int8(llr, scale);
+  else
+    return hard_decision(llr);
 }
 
 // The Eb/N0 every gpufec simulation and channel accepts, in dB: [-200, 200]. Within it sigma stays

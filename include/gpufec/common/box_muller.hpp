@@ -55,6 +55,8 @@ inline constexpr float pi_over_4 = 0x1.921fb6p-1f;
 // bias and 18, is e.
 inline constexpr std::uint32_t one_bits = 0x3F800000u, two23_bits = 0x4B000000u;
 inline constexpr float two23 = 0x1p+23f, two23_plus_bias_18 = 0x1.000122p+23f;
+// Z's bits in the pair's words: its high 8 in a, its low 10 in b.
+inline constexpr std::uint32_t z_high_bits = 0xFFu, z_low_bits = 0x3FFu;
 // A tail draw's e is tail_exponent_base - clz(T), -83 at the deepest.
 inline constexpr int tail_exponent_base = -19;
 }  // namespace box_muller_constants
@@ -91,7 +93,8 @@ GPUFEC_BOX_MULLER_INLINE Real cos_series(const Ops& o, Real z) {
 template <class Ops, class U>
 GPUFEC_BOX_MULLER_INLINE auto binade_exponent(const Ops& o, U a, U b) {
   namespace k = box_muller_constants;
-  const U z = o.bor(o.template shl<10>(o.band(a, o.setu(0xFFu))), o.band(b, o.setu(0x3FFu)));
+  const U z = o.bor(o.template shl<10>(o.band(a, o.setu(k::z_high_bits))),
+                    o.band(b, o.setu(k::z_low_bits)));
   const auto zf = o.sub(o.from_bits(o.bor(z, o.setu(k::two23_bits))), o.set(k::two23));
   return o.sub(o.from_bits(o.bor(o.template shr<23>(o.bits(zf)), o.setu(k::two23_bits))),
                o.set(k::two23_plus_bias_18));
@@ -99,7 +102,8 @@ GPUFEC_BOX_MULLER_INLINE auto binade_exponent(const Ops& o, U a, U b) {
 
 // Whether the pair's u1 is a tail draw (Z = 0).
 GPUFEC_HD_INLINE bool is_tail_pair(std::uint32_t a, std::uint32_t b) {
-  return (a & 0xFFu) == 0 && (b & 0x3FFu) == 0;
+  namespace k = box_muller_constants;
+  return (a & k::z_high_bits) == 0 && (b & k::z_low_bits) == 0;
 }
 
 // ln u1 = e ln 2 + ln m for m in [1, 2) and the float e.

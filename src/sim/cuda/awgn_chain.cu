@@ -111,15 +111,9 @@ __global__ void channel_kernel(std::uint64_t seed, std::uint64_t first, std::uin
         for (int h = 0; h < 4 && 4 * q + h < N; ++h) sent[h] = x[4 * q + h];
       }
       Out v[4] = {};
-      for (int h = 0; h < 4; ++h) {
-        const float llr = channel::llr_of(channel::awgn_sample(sent[h], sigma, g[h]), factor);
-        if constexpr (sizeof(Out) == 4)
-          v[h] = llr;
-        else if constexpr (std::is_same_v<Out, std::int8_t>)
-          v[h] = channel::llr_to_int8(llr, scale);
-        else
-          v[h] = channel::hard_decision(llr);
-      }
+      for (int h = 0; h < 4; ++h)
+        v[h] = channel::decoder_input<Out>(
+            channel::llr_of(channel::awgn_sample(sent[h], sigma, g[h]), factor), scale);
       if (whole)
         store_quad(y + 4 * q, v);
       else
