@@ -177,7 +177,7 @@ point_result run_point(const family& fam, double point, std::size_t index, const
       if (opt.stop.max_frames > 0)
         n = static_cast<std::size_t>(
             std::min<std::uint64_t>(n, opt.stop.max_frames - counter.frames));
-      outcomes.assign(n, frame_outcome{});
+      outcomes.resize(n);  // every chain writes each outcome: no need to clear them first
       const auto tc = steady::now();
       r.decoder_seconds += ch->run(next_frame, outcomes, stop);
       r.chain_seconds += seconds_since(tc);

@@ -4,27 +4,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/cuda/bit_bytes.cuh"
 #include "common/cuda/device_buffer.cuh"
 #include "common/cuda/occupancy.cuh"
 #include "common/cuda/stream.cuh"
 #include "gpufec/channel/awgn.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/page_locked.hpp"
 #include "sim/awgn_chain_entry.hpp"
 
 namespace gpufec::sim {
 namespace {
-
-// Bits 4q .. 4q + 3 of a source word as four bytes (one a bit, the first the lowest byte).
-__device__ inline std::uint32_t nibble_bytes(std::uint32_t v, unsigned q) {
-  const std::uint32_t nibble = v >> (4 * q);
-  return (nibble & 1u) | (nibble & 2u) << 7 | (nibble & 4u) << 14 | (nibble & 8u) << 21;
-}
-
-// The 16 bytes of half `half` of a 32-bit source word.
-__device__ inline uint4 half_word_bytes(std::uint32_t v, unsigned half) {
-  return make_uint4(nibble_bytes(v, 4 * half), nibble_bytes(v, 4 * half + 1),
-                    nibble_bytes(v, 4 * half + 2), nibble_bytes(v, 4 * half + 3));
-}
 
 // source_kernel. Index map: frame f = blockIdx.y * blockDim.y + threadIdx.y (+ gridDim.y *
 // blockDim.y per round), word w = blockIdx.x * blockDim.x + threadIdx.x (+ gridDim.x * blockDim.x
@@ -49,18 +39,13 @@ __global__ void source_kernel(std::uint64_t seed, std::uint64_t first, std::uint
          w < words; w += stride) {
       const std::uint32_t v = u32_at(source, w);
       if (warp_rows && w - lane + 32 <= whole) {  // the same for the whole warp
-        auto* chunks = reinterpret_cast<uint4*>(out + 32 * (w - lane));
-        for (unsigned j = 0; j < 2; ++j) {
-          const unsigned chunk = lane + 32 * j;
-          const std::uint32_t word = __shfl_sync(0xffffffffu, v, chunk / 2);
-          chunks[chunk] = half_word_bytes(word, chunk % 2);
-        }
+        cuda::store_warp_bit_bytes(v, 0, 64, out + 32 * (w - lane));
         continue;
       }
       const std::uint64_t begin = 32 * w, n = K - begin < 32 ? K - begin : 32;
       if (aligned && n == 32) {
         auto* four = reinterpret_cast<std::uint32_t*>(out + begin);
-        for (unsigned q = 0; q < 8; ++q) four[q] = nibble_bytes(v, q);
+        for (unsigned q = 0; q < 8; ++q) four[q] = cuda::nibble_bytes(v, q);
       } else {
         for (std::uint64_t i = 0; i < n; ++i) out[begin + i] = (v >> i) & 1u;
       }
@@ -175,8 +160,9 @@ __global__ void count_kernel(std::uint64_t frames, std::uint64_t K,
 
 class cuda_awgn_chain final : public detail::stepped_chain {
  public:
-  // The decoder planned for about 2^28 values a call; the steps are its preferred batch (the
-  // frames that fill the device for it), as far as half the free device memory holds them.
+  // The decoder planned for about 2^28 values a call; a step is as many of its preferred batches
+  // (the frames that fill the device for it) as that plan and half the free device memory hold,
+  // so that a step's launches and its wait cost little beside its work.
   cuda_awgn_chain(const binary_code& code, double ebn0_db, std::uint64_t seed)
       : stepped_chain(detail::frames_for(code, backend::cuda)),
         code_(code),
@@ -190,16 +176,19 @@ class cuda_awgn_chain final : public detail::stepped_chain {
                            ? cuda::suggested_shape(channel_kernel<std::int8_t>)
                            : cuda::suggested_shape(channel_kernel<std::uint8_t>)),
         count_shape_(cuda::suggested_shape(count_kernel)),
-        stream_(0),
-        start_(true),
-        stop_(true),
-        marks_{cuda::event(true), cuda::event(true), cuda::event(true), cuda::event(true)} {
+        stream_(0) {
     detail::require_one_frame_fits(code, limits_.free_memory, "device");
     const std::size_t fits = std::max<std::size_t>(
         1, limits_.free_memory / 2 /
                (detail::chain_bytes_per_frame(code) + sizeof(unsigned long long)));
-    set_step(std::min({decoder_->preferred_batch(), decoder_->max_batch(), fits}));
+    const std::size_t most = std::min(decoder_->max_batch(), fits);
+    const std::size_t fill = std::clamp<std::size_t>(decoder_->preferred_batch(), 1, most);
+    set_step(most / fill * fill);
   }
+  // A step queued ahead may still be running: its buffers are freed only once it has ended.
+  ~cuda_awgn_chain() override { (void)cudaStreamSynchronize(stream_); }
+  cuda_awgn_chain(const cuda_awgn_chain&) = delete;
+  cuda_awgn_chain& operator=(const cuda_awgn_chain&) = delete;
 
   frame_shape shape() const override { return {code_.info_bits, code_.info_bits, 1, false}; }
   std::size_t preferred_batch() const override { return step(); }
@@ -208,6 +197,7 @@ class cuda_awgn_chain final : public detail::stepped_chain {
     d.emplace_back("step_frames", step());
     d.emplace_back("source_block", source_shape_.threads);
     d.emplace_back("channel_block", channel_shape_.threads);
+    d.emplace_back("steps_queued_ahead", steps_ahead_);
     // Where the device's time went, beside the decoder's (CUDA events around each stage).
     d.emplace_back("source_seconds", stage_seconds_[0]);
     d.emplace_back("encoder_seconds", stage_seconds_[1]);
@@ -217,30 +207,75 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   }
 
  private:
+  // A step's frames on the device: where their counts land on the host, and the marks around its
+  // stages (before the source, the encoder, the channel and the decoder; after the decoder and
+  // the count), then `landed` once the counts are on the host.
+  struct step_slot {
+    std::uint64_t first = 0;
+    std::size_t n = 0;
+    bool queued = false;
+    cuda::event marks[6] = {cuda::event(true), cuda::event(true), cuda::event(true),
+                            cuda::event(true), cuda::event(true), cuda::event(true)};
+    cuda::event landed{false};
+    page_locked_vector<unsigned long long> errors;  // per frame (K may be 2^32)
+  };
+
   // A step is milliseconds of device work, whatever its frames' length: stops come between steps.
+  // While the host reads a step's counts the device runs the next step, queued before the wait
+  // (frames are functions of their index alone, so a step queued ahead is the frames the next
+  // call asks for; one that is not asked for is dropped). Only short steps are queued ahead, so
+  // that the work a point's last step may waste stays small.
   std::optional<double> run_step(std::uint64_t first, std::size_t n, frame_outcome* outcomes,
                                  const stop_token& stop) override {
+    step_slot* now = nullptr;
+    for (step_slot& s : slots_)
+      if (s.queued && s.first == first && n <= s.n) now = &s;
+    if (!now) {
+      drop_queued();
+      now = &slots_[0];
+      if (!queue_step(*now, first, n, stop)) return std::nullopt;
+    }
+    step_slot& next = now == &slots_[0] ? slots_[1] : slots_[0];
+    if (ahead_ && !next.queued && !stop.requested() &&
+        queue_step(next, first + now->n, now->n, stop))
+      ++steps_ahead_;
+    now->landed.synchronize();
+    now->queued = false;
+    for (std::size_t f = 0; f < n; ++f) outcomes[f] = {now->errors[f], now->errors[f], false};
+    const cuda::event* m = now->marks;
+    stage_seconds_[0] += cuda::seconds_between(m[0], m[1]);
+    stage_seconds_[1] += cuda::seconds_between(m[1], m[2]);
+    stage_seconds_[2] += cuda::seconds_between(m[2], m[3]);
+    stage_seconds_[3] += cuda::seconds_between(m[4], m[5]);
+    ahead_ = cuda::seconds_between(m[0], m[5]) < kShortStepSeconds;
+    return cuda::seconds_between(m[3], m[4]);
+  }
+
+  // Queues frames [first, first + n) on the stream into `slot`; false when a stop ended the
+  // decoder's launch (the stream is then drained and the slot left empty).
+  bool queue_step(step_slot& slot, std::uint64_t first, std::size_t n, const stop_token& stop) {
     const std::size_t K = code_.info_bits, N = code_.coded_bits;
     const int sms = limits_.sm_count;
     info_.resize(std::max(info_.size(), n * K));
     decoded_.resize(std::max(decoded_.size(), n * K));
     errors_.resize(std::max(errors_.size(), n));
-    marks_[0].record(stream_);
+    slot.errors.resize(n);
+    slot.marks[0].record(stream_);
     const auto source_grid = source_shape_.packed_frame_blocks(sms, (K + 31) / 32, n);
     source_kernel<<<dim3(source_grid.x, source_grid.y), dim3(source_grid.tx, source_grid.ty), 0,
                     stream_>>>(seed_, first, K, n, info_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("source_kernel");
-    marks_[1].record(stream_);
+    slot.marks[1].record(stream_);
     const std::uint8_t* coded = info_.get();
     if (code_.encode) {
       coded_.resize(std::max(coded_.size(), n * N));
       encode(n);
       coded = coded_.get();
     }
-    marks_[2].record(stream_);
+    slot.marks[2].record(stream_);
     llr_.resize(std::max(llr_.size(), n * N * llr_bytes(code_.llr)));
     launch_channel(first, n, coded);
-    start_.record(stream_);
+    slot.marks[3].record(stream_);
     // A decoder that waits on the stream may end a long launch on a stop: the step is undone.
     try {
       detail::decode_as(
@@ -249,9 +284,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
           stop);
     } catch (const stopped&) {
       stream_.synchronize();
-      return std::nullopt;
+      return false;
     }
-    stop_.record(stream_);
+    slot.marks[4].record(stream_);
     // A block row per frame (gridDim.x = 1), as many rows as the packed grid's blocks hold.
     const auto count_grid = count_shape_.packed_frame_blocks(sms, (K + 15) / 16, n);
     const unsigned long long rows = (n + count_grid.ty - 1) / count_grid.ty;
@@ -261,18 +296,21 @@ class cuda_awgn_chain final : public detail::stepped_chain {
     count_kernel<<<dim3(1, count_blocks), dim3(count_grid.tx, count_grid.ty), 0, stream_>>>(
         n, K, decoded_.get(), info_.get(), errors_.get());
     GPUFEC_CUDA_CHECK_LAUNCH("count_kernel");
-    marks_[3].record(stream_);
-    host_errors_.resize(n);
-    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(host_errors_.data(), errors_.get(),
+    slot.marks[5].record(stream_);
+    GPUFEC_CUDA_CHECK(cudaMemcpyAsync(slot.errors.data(), errors_.get(),
                                       n * sizeof(errors_.get()[0]), cudaMemcpyDeviceToHost,
                                       stream_));
+    slot.landed.record(stream_);
+    slot.first = first;
+    slot.n = n;
+    slot.queued = true;
+    return true;
+  }
+
+  // Waits for what is queued and forgets it (a call asked for other frames).
+  void drop_queued() {
     stream_.synchronize();
-    for (std::size_t f = 0; f < n; ++f) outcomes[f] = {host_errors_[f], host_errors_[f], false};
-    stage_seconds_[0] += cuda::seconds_between(marks_[0], marks_[1]);
-    stage_seconds_[1] += cuda::seconds_between(marks_[1], marks_[2]);
-    stage_seconds_[2] += cuda::seconds_between(marks_[2], start_);
-    stage_seconds_[3] += cuda::seconds_between(stop_, marks_[3]);
-    return cuda::seconds_between(start_, stop_);
+    for (step_slot& s : slots_) s.queued = false;
   }
 
   // The decoder's input of the chain's kind, for n frames from `first`.
@@ -316,6 +354,9 @@ class cuda_awgn_chain final : public detail::stepped_chain {
         cudaMemcpyAsync(coded_.get(), host_coded_.data(), n * N, cudaMemcpyHostToDevice, stream_));
   }
 
+  // Steps of at most this much device time are queued ahead.
+  static constexpr double kShortStepSeconds = 0.05;
+
   binary_code code_;
   std::uint64_t seed_;
   double sigma_;
@@ -323,14 +364,14 @@ class cuda_awgn_chain final : public detail::stepped_chain {
   cuda::device_limits limits_;
   cuda::launch_shape source_shape_, channel_shape_, count_shape_;
   cuda::stream stream_;
-  cuda::event start_, stop_;
-  cuda::event marks_[4];          // before the source, the encoder and the channel; after the count
-  double stage_seconds_[4] = {};  // source, encoder, channel, count, summed over the steps
+  step_slot slots_[2];
+  bool ahead_ = false;             // the last step was short: queue the next one ahead
+  std::uint64_t steps_ahead_ = 0;  // steps queued ahead so far
+  double stage_seconds_[4] = {};   // source, encoder, channel, count, summed over the steps
   cuda::device_buffer<std::uint8_t> info_, coded_, decoded_;
   cuda::device_buffer<unsigned char> llr_;          // the decoder's input, of code_.llr's kind
-  cuda::device_buffer<unsigned long long> errors_;  // per frame (K may be 2^32)
+  cuda::device_buffer<unsigned long long> errors_;  // per frame, of the step counted last
   std::vector<std::uint8_t> host_info_, host_coded_;
-  std::vector<unsigned long long> host_errors_;
 };
 
 std::unique_ptr<chain> make_cuda_awgn_chain(const binary_code& code, double ebn0_db,

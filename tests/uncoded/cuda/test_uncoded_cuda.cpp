@@ -1,6 +1,10 @@
 // The CUDA uncoded chain against the CPU chain: same seed, same frames, same outcomes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include "gpufec/common/device.hpp"
 #include "gpufec/sim/simulator.hpp"
 #include "gpufec/uncoded/uncoded.hpp"
@@ -61,6 +65,35 @@ TEST(UncodedCuda, ChainIsReusableAcrossBatchSizes) {
   gpu->run(0, big);
   gpu->run(0, small);
   for (std::size_t f = 0; f < small.size(); ++f) EXPECT_EQ(small[f].bit_errors, big[f].bit_errors);
+}
+
+// The chain queues its next step while the host reads one (frames are functions of their index):
+// calls that continue where the last one ended take the step queued ahead, whole or in part,
+// calls elsewhere drop it, and a call longer than a step runs several. Every pattern decides the
+// CPU chain's frames.
+TEST(UncodedCuda, StepsQueuedAheadAreTheFramesAskedFor) {
+  skip_without_gpu();
+  if (IsSkipped()) return;
+  const params p{1u << 16};  // steps of 2^28 / 2^16 = 4096 frames
+  auto cpu = make_cpu_chain(p, 0.0, 11);
+  auto gpu = make_cuda_chain(p, 0.0, 11);
+  ASSERT_EQ(gpu->preferred_batch(), 4096u);
+  const std::pair<std::uint64_t, std::size_t> calls[] = {
+      {0, 4096},     {4096, 4096}, {8192, 1000}, {9192, 4096}, {13288, 9000},
+      {22288, 4096}, {100, 3},     {103, 4096},  {4199, 17},   {4216, 4096}};
+  for (const auto& [first, n] : calls) {
+    std::vector<sim::frame_outcome> a(n), b(n);
+    cpu->run(first, a);
+    gpu->run(first, b);
+    ASSERT_EQ(b.size(), n);
+    for (std::size_t f = 0; f < n; ++f)
+      ASSERT_EQ(a[f].bit_errors, b[f].bit_errors) << "frame " << first + f;
+  }
+  const auto details = gpu->details();
+  const auto ahead = std::find_if(details.begin(), details.end(),
+                                  [](const auto& kv) { return kv.first == "steps_queued_ahead"; });
+  ASSERT_NE(ahead, details.end());
+  EXPECT_GT(ahead->second.template get<std::uint64_t>(), 0u);
 }
 
 }  // namespace
