@@ -1,8 +1,10 @@
 // The CUDA polar encoder (plan/device_encoder.hpp): the information positions copied to the
-// device once; a block per codeword at a time, its words in shared memory where the device's
+// device once; a warp per codeword up to N = 1024 (a lane per word, several codewords a block),
+// beyond that a block per codeword at a time, its words in shared memory where the device's
 // opt-in shared memory holds N / 8 bytes (every N up to 2^20 on current GPUs), else in global
 // scratch, one codeword's words per resident block.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "common/cuda/device_buffer.cuh"
@@ -18,6 +20,7 @@ class cuda_encoder final : public device_encoder {
  public:
   explicit cuda_encoder(const polar_code& code) {
     const cuda::device_limits limits = cuda::current_device_limits();
+    sm_count_ = limits.sm_count;
     params_.N = code.N();
     params_.K = code.K();
     params_.W = std::max(1u, code.N() / 32);
@@ -29,6 +32,20 @@ class cuda_encoder final : public device_encoder {
       for (const std::uint32_t j : code.info_positions()) mask[j >> 5] |= 1u << (j & 31);
       info_mask_.resize(params_.W);
       info_mask_.upload(mask.data(), params_.W);
+    }
+    if (code.N() <= kWarpKernelMaxN) {
+      // A warp a codeword: each lane's 32 positions' information bits, [b][w].
+      std::vector<std::uint16_t> sources(std::size_t{32} * params_.W, kFrozenSource);
+      for (std::uint32_t k = 0; k < code.K(); ++k) {
+        const std::uint32_t j = code.info_positions()[k];
+        sources[(j & 31) * params_.W + (j >> 5)] = static_cast<std::uint16_t>(k);
+      }
+      sources_.resize(sources.size());
+      sources_.upload(sources.data(), sources.size());
+      warp_shape_ = cuda::suggested_shape(polar_encode_warp_kernel);
+      require(warp_shape_.blocks_per_sm > 0 && warp_shape_.threads >= 32,
+              "the CUDA polar encoder cannot be resident (N = ", code.N(), ")");
+      return;
     }
     // Threads: one per word up to a block (at least a warp); words in shared memory if they fit.
     threads_ = static_cast<int>(std::clamp<unsigned>(params_.W, 32, 1024));
@@ -61,6 +78,19 @@ class cuda_encoder final : public device_encoder {
     p.info_mask = info_mask_.get();
     p.scratch = shared_ ? nullptr : scratch_.get();
     p.frames = info.frames();
+    if (warp_shape_) {
+      p.sources = sources_.get();
+      const unsigned warps = static_cast<unsigned>(warp_shape_.threads) / 32;
+      const auto blocks = static_cast<unsigned>(std::min<unsigned long long>(
+          (info.frames() + warps - 1) / warps,
+          static_cast<unsigned long long>(warp_shape_.wave(sm_count_))));
+      const bool vectors =
+          params_.N % 16 == 0 && reinterpret_cast<std::uintptr_t>(codewords.data) % 16 == 0;
+      polar_encode_warp_kernel<<<blocks, warps * 32, 0, static_cast<cudaStream_t>(stream)>>>(
+          p, vectors);
+      GPUFEC_CUDA_CHECK_LAUNCH("polar_encode_warp_kernel");
+      return;
+    }
     const auto blocks = static_cast<unsigned>(std::min<std::size_t>(info.frames(), wave_));
     polar_encode_kernel<<<blocks, threads_, shared_, static_cast<cudaStream_t>(stream)>>>(p);
     GPUFEC_CUDA_CHECK_LAUNCH("polar_encode_kernel");
@@ -68,10 +98,13 @@ class cuda_encoder final : public device_encoder {
 
  private:
   encoder_kernel_params params_;
+  int sm_count_ = 1;
+  cuda::launch_shape warp_shape_;  // set: the warp kernel (N <= kWarpKernelMaxN)
   int threads_ = 32;
   std::size_t shared_ = 0;
   unsigned wave_ = 1;
   cuda::device_buffer<std::uint32_t> positions_, info_mask_, scratch_;
+  cuda::device_buffer<std::uint16_t> sources_;
 };
 
 std::unique_ptr<device_encoder> make_cuda_encoder(const polar_code& code) {
