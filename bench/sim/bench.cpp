@@ -35,15 +35,16 @@ std::unique_ptr<sim::family> make_conv(backend where, llr_kind llr) {
   return std::make_unique<conv::sim_family>(std::move(s));
 }
 
-std::unique_ptr<sim::family> make_polar(backend where, bool bp) {
+// SC, or BP in `precision` (the CPU's BP is fp32 only: fp16 asks for it where it exists).
+std::unique_ptr<sim::family> make_polar(backend where, bool bp,
+                                        polar::message_precision precision) {
   polar::decoder_options o;
   o.update = polar::update_rule::min_sum;
   if (bp) {
     o.decoder = polar::decoder_kind::bp;
     o.iterations = 10;
     o.early_stop = true;
-    // fp16 messages where they exist (the CUDA decoder); the CPU's BP is fp32 only.
-    if (where == backend::cuda) o.precision = polar::message_precision::fp16;
+    if (where == backend::cuda) o.precision = precision;
   }
   return std::make_unique<polar::sim_family>(polar::polar_code(1024, 512), o, where);
 }
@@ -64,10 +65,21 @@ const std::vector<workload>& workloads() {
            skipped = "SC runs on the CPU only";
            return nullptr;
          }
-         return make_polar(b, false);
+         return make_polar(b, false, polar::message_precision::fp32);
        }},
       {"polar-bp", "polar N=1024 K=512 5G, BP min-sum 10 it early stop (CUDA fp16), 4 dB", 4.0,
-       [](backend b, std::uint64_t, std::string&) { return make_polar(b, true); }},
+       [](backend b, std::uint64_t, std::string&) {
+         return make_polar(b, true, polar::message_precision::fp16);
+       }},
+      {"polar-bp-fp32", "polar N=1024 K=512 5G, BP min-sum 10 it early stop, fp32 messages, 4 dB",
+       4.0,
+       [](backend b, std::uint64_t, std::string& skipped) -> std::unique_ptr<sim::family> {
+         if (b == backend::cpu) {
+           skipped = "the CPU's BP is fp32: polar-bp";
+           return nullptr;
+         }
+         return make_polar(b, true, polar::message_precision::fp32);
+       }},
       {"sync", "sync q=32 n=10 N=210 random codebook, p = 1e-3", 1e-3,
        [](backend b, std::uint64_t seed, std::string&) {
          sync::sim_setup s(sync::tvb_code::random(32, 10, 210, seed));

@@ -62,6 +62,16 @@ TEST_F(CliBenchSim, SaysWhatDoesNotRunOnABackend) {
   EXPECT_EQ(j["rows"][0]["skipped"], "SC runs on the CPU only");
 }
 
+TEST_F(CliBenchSim, TheFp32BpRowSaysTheCpuRunsItAsPolarBp) {
+  const cli_result r = run_cli(
+      "bench sim --backend cpu --workloads polar-bp-fp32 --seconds 0.1 --repeats 1 --json " +
+      path("f.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(testing::read_all(path("f.json")));
+  ASSERT_EQ(j["rows"].size(), 1u);
+  EXPECT_EQ(j["rows"][0]["skipped"], "the CPU's BP is fp32: polar-bp");
+}
+
 TEST_F(CliBenchSim, BadValuesAreUsageErrors) {
   for (const auto& [args, named] :
        {std::pair{"--workloads nosuch", "--workloads"}, std::pair{"--seconds 0", "--seconds"},
