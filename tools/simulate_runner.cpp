@@ -1,4 +1,5 @@
-// The standard way to run a sweep from the CLI: table, progress line, files, Ctrl-C.
+// The standard way to run a sweep from the CLI: table, progress line, files, Ctrl-C (or, in an
+// embedding, its interrupt flag and progress hook).
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <iterator>
 #include <memory>
 
+#include "embedding.hpp"
 #include "family_registry.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/files.hpp"
@@ -38,23 +40,27 @@ extern "C" void on_sweep_signal(int signal) {
   interrupt_requested = true;
 }
 
-// Installs the handler for the lifetime of a sweep and restores the previous ones after.
+// Installs the handler for the lifetime of a sweep and restores the previous ones after; in an
+// embedding (the Python package), which keeps its own handlers, nothing.
 class signal_guard {
  public:
-  signal_guard() {
+  signal_guard() : installed_(!current_embedding()) {
     interrupt_requested = false;
     interrupt_signal = 0;
-    for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
-      previous_[k] = std::signal(sweep_signals[k], on_sweep_signal);
+    if (installed_)
+      for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
+        previous_[k] = std::signal(sweep_signals[k], on_sweep_signal);
   }
   ~signal_guard() {
-    for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
-      std::signal(sweep_signals[k], previous_[k]);
+    if (installed_)
+      for (std::size_t k = 0; k < std::size(sweep_signals); ++k)
+        std::signal(sweep_signals[k], previous_[k]);
   }
   signal_guard(const signal_guard&) = delete;
   signal_guard& operator=(const signal_guard&) = delete;
 
  private:
+  bool installed_;
   void (*previous_[std::size(sweep_signals)])(int) = {};
 };
 
@@ -76,14 +82,16 @@ std::string signal_name(int signal) {
 class cli_observer final : public sim::observer {
  public:
   cli_observer(sim::table_printer& table, sim::report_files& files, std::string sweep_name,
-               bool progress_lines)
+               bool progress_lines, embedding* host)
       : table_(table),
         files_(files),
         sweep_name_(std::move(sweep_name)),
-        tty_(isatty(STDERR_FILENO) == 1),
-        lines_(progress_lines) {}
+        host_(host),
+        tty_(!host && isatty(STDERR_FILENO) == 1),
+        lines_(!host && progress_lines) {}
 
   void on_progress(const sim::progress& p) override {
+    if (host_ && host_->on_progress) host_->on_progress(p);
     if (!tty_ && !lines_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(10))) return;
@@ -115,6 +123,7 @@ class cli_observer final : public sim::observer {
   sim::table_printer& table_;
   sim::report_files& files_;
   std::string sweep_name_;
+  embedding* host_;  // an embedding's progress hook (its stderr is not a terminal)
   bool tty_, lines_;
   bool shown_ = false;
   std::chrono::steady_clock::time_point last_{};
@@ -162,9 +171,13 @@ int run_simulation(const sim::family& fam, std::string_view sweep_option, const 
   sim::report_files files(common.json_path, common.csv_path, run);
   sim::table_printer table(table_stream, run);
   table.print_header();
-  cli_observer obs(table, files, run.sweep_name, common.progress);
+  embedding* const host = current_embedding();
+  cli_observer obs(table, files, run.sweep_name, common.progress, host);
   const sim::sweep_result result =
-      sim::run_sweep(fam, points, opt, &obs, &interrupt_requested, std::move(first_chain));
+      sim::run_sweep(fam, points, opt, &obs, host ? &host->interrupt : &interrupt_requested,
+                     std::move(first_chain));
+  // An embedding's interrupt stands for its Ctrl-C.
+  if (host && result.interrupted()) interrupt_signal = SIGINT;
   const std::string signal = signal_name(interrupt_signal.load());
   files.finish(result, signal);
   table.print_footer(result, signal);
