@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 WERROR ?= OFF
 CMAKE_FLAGS ?=
 
-.PHONY: demo test build deps format clean
+.PHONY: demo test build python-build deps format clean
 
 deps:
 	@./scripts/install-deps
@@ -13,6 +13,18 @@ $(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGPUFEC_WERROR=$(WERROR) $(CMAKE_FLAGS)
 
 build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+# The Python package's tests run in a virtual environment of the build (nanobind and pytest from
+# PyPI, python/requirements-test.txt); the build then makes the module and ctest runs pytest.
+VENV := $(BUILD)/venv
+$(VENV)/.installed: python/requirements-test.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $<
+	touch $@
+
+python-build: deps $(VENV)/.installed $(BUILD)/CMakeCache.txt
+	cmake -S . -B $(BUILD) -DGPUFEC_PYTHON=ON -DPython_EXECUTABLE=$(abspath $(VENV))/bin/python
 	cmake --build $(BUILD) -j $(JOBS)
 
 # A short, meaningful simulation on the GPU when one is present, else on the CPU. The demo needs
@@ -29,11 +41,11 @@ demo: deps $(DEMO_BUILD)/CMakeCache.txt
 	cmake --build $(DEMO_BUILD) -j $(JOBS) --target gpufec_cli
 	./scripts/demo $(DEMO_BUILD)/gpufec
 
-test: build
+test: python-build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 format:
-	find include src tools tests bench -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \
+	find include src tools tests bench python/src -name '*.hpp' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \
 	  | xargs clang-format -i
 
 clean:
