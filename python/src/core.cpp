@@ -1,6 +1,9 @@
 // gpufec._core: the compiled half of the Python package. The command line as a function (Command:
 // gpufec.simulate runs `simulate <family> ...` through it, in this process, with the GIL released),
-// and what this build and machine offer (build_info, cuda_devices).
+// the families' codes, encoders and decoders (conv.cpp), the channels (channel.cpp), and what this
+// build and machine offer (build_info, cuda_devices). The library's exceptions become Python's:
+// invalid_argument ValueError (backend_unavailable RuntimeError), out_of_memory MemoryError, the
+// rest RuntimeError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -13,8 +16,10 @@
 #include <tuple>
 #include <vector>
 
+#include "bindings.hpp"
 #include "embedding.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/error.hpp"
 #include "gpufec/common/provenance.hpp"
 
 namespace nb = nanobind;
@@ -124,7 +129,22 @@ nb::list cuda_devices() {
 }  // namespace
 
 NB_MODULE(_core, m) {
-  m.doc() = "gpufec's compiled core: the command line in process, the build and its devices";
+  m.doc() = "gpufec's compiled core: the command line in process, the families, the build";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const gpufec::backend_unavailable& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const gpufec::invalid_argument& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const gpufec::out_of_memory& e) {
+      PyErr_SetString(PyExc_MemoryError, e.what());
+    } catch (const gpufec::error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+  gpufec::python::bind_conv(m);
+  gpufec::python::bind_channel(m);
   nb::class_<command>(m, "Command", "One `gpufec ARGS...` command line, run once in this process")
       .def(nb::init<std::vector<std::string>>(), "args"_a)
       .def("run", &command::run,
