@@ -22,6 +22,7 @@ using host_out = nb::ndarray<T, nb::c_contig, nb::device::cpu>;
 std::size_t frames_of(std::size_t size, std::size_t length, const char* what);
 
 void bind_conv(nb::module_& m);
+void bind_polar(nb::module_& m);
 void bind_channel(nb::module_& m);
 
 }  // namespace gpufec::python

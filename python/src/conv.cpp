@@ -48,9 +48,9 @@ conv_setup make_setup(int K, const std::string& polys, bool rsc, const std::stri
   return {std::move(code), std::move(pattern), parse_name<conv::termination>(term, "term")};
 }
 
-class py_encoder {
+class conv_encoder {
  public:
-  py_encoder(const conv_setup& s, std::size_t frame_bits)
+  conv_encoder(const conv_setup& s, std::size_t frame_bits)
       : encoder_(s.code, s.pattern, frame_bits, s.term) {}
   std::size_t info_bits() const { return encoder_.shape().info_bits; }
   std::size_t coded_bits() const { return encoder_.shape().coded_bits; }
@@ -69,11 +69,11 @@ class py_encoder {
   conv::encoder encoder_;
 };
 
-class py_decoder {
+class conv_decoder {
  public:
-  py_decoder(const conv_setup& s, std::size_t frame_bits, const std::string& where,
-             const std::string& decoder, double llr_scale, const std::string& tile, int threads,
-             std::size_t max_batch)
+  conv_decoder(const conv_setup& s, std::size_t frame_bits, const std::string& where,
+               const std::string& decoder, double llr_scale, const std::string& tile, int threads,
+               std::size_t max_batch)
       : plan_(s.code, s.pattern, frame_bits, s.term, options(decoder, llr_scale, tile, threads),
               parse_name<backend>(where, "backend"),
               max_batch
@@ -146,28 +146,28 @@ void bind_conv(nb::module_& parent) {
             return std::make_tuple(f.info_bits, f.coded_bits);
           },
           "frame_bits"_a, "(information bits, coded bits) of a frame");
-  nb::class_<py_encoder>(m, "Encoder")
+  nb::class_<conv_encoder>(m, "Encoder")
       .def(nb::init<const conv_setup&, std::size_t>(), "setup"_a, "frame_bits"_a)
-      .def_prop_ro("info_bits", &py_encoder::info_bits)
-      .def_prop_ro("coded_bits", &py_encoder::coded_bits)
-      .def("encode", &py_encoder::encode, "bits"_a, "coded"_a,
+      .def_prop_ro("info_bits", &conv_encoder::info_bits)
+      .def_prop_ro("coded_bits", &conv_encoder::coded_bits)
+      .def("encode", &conv_encoder::encode, "bits"_a, "coded"_a,
            nb::call_guard<nb::gil_scoped_release>());
-  nb::class_<py_decoder>(m, "Decoder")
+  nb::class_<conv_decoder>(m, "Decoder")
       .def(nb::init<const conv_setup&, std::size_t, const std::string&, const std::string&, double,
                     const std::string&, int, std::size_t>(),
            "setup"_a, "frame_bits"_a, "backend"_a, "decoder"_a, "llr_scale"_a, "tile"_a,
            "threads"_a, "max_batch"_a)
-      .def_prop_ro("info_bits", &py_decoder::info_bits)
-      .def_prop_ro("coded_bits", &py_decoder::coded_bits)
-      .def_prop_ro("max_batch", &py_decoder::max_batch)
-      .def_prop_ro("preferred_batch", &py_decoder::preferred_batch)
-      .def_prop_ro("backend", &py_decoder::where)
-      .def("describe", &py_decoder::describe)
-      .def("decode_f32", &py_decoder::decode<float>, "received"_a, "bits"_a,
+      .def_prop_ro("info_bits", &conv_decoder::info_bits)
+      .def_prop_ro("coded_bits", &conv_decoder::coded_bits)
+      .def_prop_ro("max_batch", &conv_decoder::max_batch)
+      .def_prop_ro("preferred_batch", &conv_decoder::preferred_batch)
+      .def_prop_ro("backend", &conv_decoder::where)
+      .def("describe", &conv_decoder::describe)
+      .def("decode_f32", &conv_decoder::decode<float>, "received"_a, "bits"_a,
            nb::call_guard<nb::gil_scoped_release>())
-      .def("decode_i8", &py_decoder::decode<std::int8_t>, "received"_a, "bits"_a,
+      .def("decode_i8", &conv_decoder::decode<std::int8_t>, "received"_a, "bits"_a,
            nb::call_guard<nb::gil_scoped_release>())
-      .def("decode_hard", &py_decoder::decode<std::uint8_t>, "received"_a, "bits"_a,
+      .def("decode_hard", &conv_decoder::decode<std::uint8_t>, "received"_a, "bits"_a,
            nb::call_guard<nb::gil_scoped_release>());
 }
 
