@@ -7,14 +7,15 @@
         print(p["point"], p["ber"], p["fer"])
 
 `simulate` takes the command line's options as keyword arguments and returns the dict that
-`gpufec simulate ... --json` writes; `gpufec.conv` and `gpufec.polar` hold codes, encoders and
-decoders on numpy arrays, `gpufec.channel` the AWGN channel with the command line's frames (docs/python.md).
+`gpufec simulate ... --json` writes; `gpufec.conv`, `gpufec.polar` and `gpufec.sync` hold codes,
+encoders and decoders on numpy arrays, `gpufec.channel` the AWGN and BSID channels with the command
+line's frames (docs/python.md).
 """
 
-from . import _core, channel, conv, polar
+from . import _core, channel, conv, polar, sync
 from ._simulate import simulate
 
-__all__ = ["simulate", "conv", "polar", "channel", "build_info", "cuda_devices", "__version__"]
+__all__ = ["simulate", "conv", "polar", "sync", "channel", "build_info", "cuda_devices", "__version__"]
 
 
 def build_info() -> dict:

@@ -1,5 +1,5 @@
-"""Channels, with the command line's frames: frame f of seed s carries the noise that
-`gpufec channel awgn --seed s` gives the f-th frame of its input."""
+"""Channels, with the command line's frames: frame f of seed s carries the noise (the events)
+that `gpufec channel awgn|bsid --seed s` gives the f-th frame of its input."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _arrays, _core
 
-__all__ = ["awgn", "sigma_from_ebn0"]
+__all__ = ["awgn", "bsid", "sigma_from_ebn0"]
 
 
 def sigma_from_ebn0(ebn0: float, rate: float = 1.0) -> float:
@@ -36,3 +36,17 @@ def awgn(bits, *, ebn0: Optional[float] = None, esn0: Optional[float] = None, ra
     out = np.empty(flat.shape, dtype=np.float32)
     _core.channel.awgn(flat, out, sigma, int(seed), int(first_frame), n, values == "llr")
     return out.reshape(*lead, n)
+
+
+def bsid(bits, *, pi: float, pd: Optional[float] = None, ps: float = 0.0, seed: int = 0,
+         first_frame: int = 0) -> list:
+    """The binary substitution-insertion-deletion channel (docs/sync.md): bits [..., n] (0/1) ->
+    a list of uint8 arrays, one a frame (the leading axes flattened, numbered from first_frame),
+    of the lengths the insertions and deletions give. pd defaults to pi."""
+    a = np.asarray(bits)
+    if a.ndim == 0:
+        raise ValueError("bsid: bits need at least one axis")
+    n = a.shape[-1]
+    flat, _ = _arrays.bits(a, n, "bsid")
+    return _core.sync.bsid(flat, n, float(pi), float(pi if pd is None else pd), float(ps),
+                           int(seed), int(first_frame))

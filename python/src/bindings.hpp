@@ -23,6 +23,7 @@ std::size_t frames_of(std::size_t size, std::size_t length, const char* what);
 
 void bind_conv(nb::module_& m);
 void bind_polar(nb::module_& m);
+void bind_sync(nb::module_& m);
 void bind_channel(nb::module_& m);
 
 }  // namespace gpufec::python

@@ -1,9 +1,9 @@
 // gpufec._core: the compiled half of the Python package. The command line as a function (Command:
 // gpufec.simulate runs `simulate <family> ...` through it, in this process, with the GIL released),
-// the families' codes, encoders and decoders (conv.cpp, polar.cpp), the channels (channel.cpp), and
-// what this build and machine offer (build_info, cuda_devices). The library's exceptions become
-// Python's: invalid_argument ValueError (backend_unavailable RuntimeError), out_of_memory
-// MemoryError, the rest RuntimeError.
+// the families' codes, encoders and decoders (conv.cpp, polar.cpp, sync.cpp), the channels
+// (channel.cpp), and what this build and machine offer (build_info, cuda_devices). The library's
+// exceptions become Python's: invalid_argument ValueError (backend_unavailable RuntimeError),
+// out_of_memory MemoryError, the rest RuntimeError.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -145,6 +145,7 @@ NB_MODULE(_core, m) {
   });
   gpufec::python::bind_conv(m);
   gpufec::python::bind_polar(m);
+  gpufec::python::bind_sync(m);
   gpufec::python::bind_channel(m);
   nb::class_<command>(m, "Command", "One `gpufec ARGS...` command line, run once in this process")
       .def(nb::init<std::vector<std::string>>(), "args"_a)
