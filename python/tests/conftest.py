@@ -15,6 +15,27 @@ def _cli_path():
 
 
 @pytest.fixture(scope="session")
+def cli_path():
+    """The command-line program's path (the tests that compare with it skip without one)."""
+    path = _cli_path()
+    if path is None:
+        pytest.skip("no gpufec program to compare with (set GPUFEC_CLI)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def run_cli(cli_path):
+    """run_cli(*words): runs `gpufec WORDS...`, which must succeed (its output on failure)."""
+
+    def run(*words):
+        done = subprocess.run([cli_path, *words], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def cli():
     """cli(words, tmp_path) -> (status, JSON dict or None, output text)."""
     path = _cli_path()

@@ -1,8 +1,6 @@
 """gpufec.conv and gpufec.channel against the command line on the same inputs: the same coded
 bits, the same noise, the same decisions, bit for bit; shapes, dtypes and every bad input."""
 
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -10,22 +8,6 @@ import gpufec
 from gpufec import conv
 
 FRAME = 300
-
-
-def run_cli(cli_path, *words):
-    done = subprocess.run([cli_path, *words], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
-
-
-@pytest.fixture(scope="module")
-def cli_path():
-    import os
-
-    path = os.environ.get("GPUFEC_CLI")
-    if not path or not os.path.exists(path):
-        pytest.skip("no gpufec program to compare with (set GPUFEC_CLI)")
-    return path
 
 
 def write_bits(path, frames):
@@ -57,7 +39,7 @@ def cli_code_words(options):
 
 
 @pytest.mark.parametrize("name", sorted(CODES))
-def test_encode_channel_decode_equal_the_command_lines(name, cli_path, tmp_path):
+def test_encode_channel_decode_equal_the_command_lines(name, run_cli, tmp_path):
     code = conv.Code(**CODES[name])
     words = cli_code_words(CODES[name])
     rng = np.random.default_rng()
@@ -65,13 +47,13 @@ def test_encode_channel_decode_equal_the_command_lines(name, cli_path, tmp_path)
     write_bits(tmp_path / "bits.txt", bits)
     # The encoder.
     coded = conv.Encoder(code, FRAME)(bits)
-    run_cli(cli_path, "encode", "conv", *words, "-i", str(tmp_path / "bits.txt"), "-o",
+    run_cli("encode", "conv", *words, "-i", str(tmp_path / "bits.txt"), "-o",
             str(tmp_path / "coded.txt"))
     assert np.array_equal(coded, read_bits(tmp_path / "coded.txt"))
     # The channel: the same noise for the same seed and frame.
     rate = code.rate(FRAME)
     llr = gpufec.channel.awgn(coded, ebn0=2.5, rate=rate, seed=9)
-    run_cli(cli_path, "channel", "awgn", "--ebn0", "2.5", "--rate", repr(rate), "--seed", "9",
+    run_cli("channel", "awgn", "--ebn0", "2.5", "--rate", repr(rate), "--seed", "9",
             "-i", str(tmp_path / "coded.txt"), "-o", str(tmp_path / "llr.txt"))
     theirs = np.array([[np.float32(v) for v in line.split()]
                        for line in (tmp_path / "llr.txt").read_text().splitlines()])
@@ -80,13 +62,13 @@ def test_encode_channel_decode_equal_the_command_lines(name, cli_path, tmp_path)
     for decoder in ("reference", "fast", "tiled"):
         dec = conv.Decoder(code, FRAME, backend="cpu", decoder=decoder)
         mine = dec(llr)
-        run_cli(cli_path, "decode", "conv", *words, "--backend", "cpu", "--decoder", decoder,
+        run_cli("decode", "conv", *words, "--backend", "cpu", "--decoder", decoder,
                 "--quiet", "-i", str(tmp_path / "llr.txt"), "-o", str(tmp_path / "out.txt"))
         assert np.array_equal(mine, read_bits(tmp_path / "out.txt")), decoder
     q = np.clip(np.rint(llr * 4), -127, 127).astype(np.int8)
     q.tofile(tmp_path / "llr.i8")
     mine = conv.Decoder(code, FRAME, backend="cpu", decoder="fast")(q)
-    run_cli(cli_path, "decode", "conv", *words, "--backend", "cpu", "--decoder", "fast",
+    run_cli("decode", "conv", *words, "--backend", "cpu", "--decoder", "fast",
             "--input-format", "i8", "--quiet", "-i", str(tmp_path / "llr.i8"), "-o",
             str(tmp_path / "out8.txt"))
     assert np.array_equal(mine, read_bits(tmp_path / "out8.txt"))

@@ -1,28 +1,11 @@
 """gpufec.polar against the command line on the same inputs: the same codewords and decisions
 (hard and soft) bit for bit; shapes, the iteration counts, and bad input."""
 
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
 import gpufec
 from gpufec import polar
-
-
-@pytest.fixture(scope="module")
-def cli_path():
-    path = os.environ.get("GPUFEC_CLI")
-    if not path or not os.path.exists(path):
-        pytest.skip("no gpufec program to compare with (set GPUFEC_CLI)")
-    return path
-
-
-def run_cli(cli_path, *words):
-    done = subprocess.run([cli_path, *words], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
 
 
 def read_bits(path):
@@ -43,7 +26,7 @@ DECODERS = {
 
 @pytest.mark.parametrize("systematic", [False, True])
 @pytest.mark.parametrize("name", sorted(DECODERS))
-def test_encode_and_decode_equal_the_command_lines(name, systematic, cli_path, tmp_path):
+def test_encode_and_decode_equal_the_command_lines(name, systematic, run_cli, tmp_path):
     N, K = 256, 120
     code = polar.Code(N, K, construct="5g", systematic=systematic)
     code_words = ["--N", str(N), "--K", str(K), "--construct", "5g"] + (
@@ -52,14 +35,14 @@ def test_encode_and_decode_equal_the_command_lines(name, systematic, cli_path, t
     bits = rng.integers(0, 2, (9, K), dtype=np.uint8)
     (tmp_path / "bits.txt").write_text("".join("".join(map(str, f)) + "\n" for f in bits))
     coded = polar.Encoder(code)(bits)
-    run_cli(cli_path, "encode", "polar", *code_words, "-i", str(tmp_path / "bits.txt"), "-o",
+    run_cli("encode", "polar", *code_words, "-i", str(tmp_path / "bits.txt"), "-o",
             str(tmp_path / "coded.txt"))
     assert np.array_equal(coded, read_bits(tmp_path / "coded.txt"))
     llr = gpufec.channel.awgn(coded, ebn0=1.5, rate=code.rate, seed=int(rng.integers(1 << 30)))
     llr.tofile(tmp_path / "llr.f32")
     options, words = DECODERS[name]
     mine = polar.Decoder(code, backend="cpu", **options)(llr)
-    run_cli(cli_path, "decode", "polar", *code_words, *words, "--backend", "cpu", "--quiet",
+    run_cli("decode", "polar", *code_words, *words, "--backend", "cpu", "--quiet",
             "--input-format", "f32", "-i", str(tmp_path / "llr.f32"), "-o",
             str(tmp_path / "out.txt"))
     assert np.array_equal(mine, read_bits(tmp_path / "out.txt"))
@@ -67,7 +50,7 @@ def test_encode_and_decode_equal_the_command_lines(name, systematic, cli_path, t
         for kind, length in (("info-llr", K), ("codeword-llr", N)):
             soft = polar.Decoder(code, backend="cpu", output=kind, **options)(llr)
             assert soft.shape == (9, length) and soft.dtype == np.float32
-            run_cli(cli_path, "decode", "polar", *code_words, *words, "--backend", "cpu",
+            run_cli("decode", "polar", *code_words, *words, "--backend", "cpu",
                     "--quiet", "--input-format", "f32", "--output-kind", kind,
                     "--output-format", "f32", "-i", str(tmp_path / "llr.f32"), "-o",
                     str(tmp_path / "soft.f32"))

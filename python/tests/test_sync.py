@@ -1,9 +1,6 @@
 """gpufec.sync and gpufec.channel.bsid against the command line on the same inputs: the same
 frames, received sequences, decisions and APPs; ragged batches, undecodable frames, bad input."""
 
-import os
-import subprocess
-
 import numpy as np
 import pytest
 
@@ -11,43 +8,29 @@ import gpufec
 from gpufec import sync
 
 
-@pytest.fixture(scope="module")
-def cli_path():
-    path = os.environ.get("GPUFEC_CLI")
-    if not path or not os.path.exists(path):
-        pytest.skip("no gpufec program to compare with (set GPUFEC_CLI)")
-    return path
-
-
-def run_cli(cli_path, *words):
-    done = subprocess.run([cli_path, *words], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
-
-
 @pytest.mark.parametrize("q, n, N, ps, storage", [(8, 5, 20, 0.0, "global"),
                                                    (16, 6, 30, 0.01, "local"),
                                                    (5, 4, 12, 0.0, "compact")])
-def test_encode_channel_decode_equal_the_command_lines(q, n, N, ps, storage, cli_path, tmp_path):
+def test_encode_channel_decode_equal_the_command_lines(q, n, N, ps, storage, run_cli, tmp_path):
     code = sync.Code(q=q, n=n, N=N, seed=4)
     code_words = ["--q", str(q), "--n", str(n), "--N", str(N), "--codebook-seed", "4"]
     rng = np.random.default_rng()
     messages = rng.integers(0, q, (12, N))
     (tmp_path / "m.txt").write_text("".join(" ".join(map(str, m)) + "\n" for m in messages))
     frames = sync.Encoder(code)(messages)
-    run_cli(cli_path, "encode", "sync", *code_words, "-i", str(tmp_path / "m.txt"), "-o",
+    run_cli("encode", "sync", *code_words, "-i", str(tmp_path / "m.txt"), "-o",
             str(tmp_path / "f.txt"))
     theirs = [[int(c) for c in line] for line in (tmp_path / "f.txt").read_text().split()]
     assert np.array_equal(frames, np.array(theirs, dtype=np.uint8))
     seed = int(rng.integers(1 << 30))
     received = gpufec.channel.bsid(frames, pi=0.03, pd=0.02, ps=ps, seed=seed)
-    run_cli(cli_path, "channel", "bsid", "--pi", "0.03", "--pd", "0.02", "--ps", repr(ps),
+    run_cli("channel", "bsid", "--pi", "0.03", "--pd", "0.02", "--ps", repr(ps),
             "--seed", str(seed), "-i", str(tmp_path / "f.txt"), "-o", str(tmp_path / "r.txt"))
     lines = (tmp_path / "r.txt").read_text().split("\n")[:len(received)]
     assert [r.tolist() for r in received] == [[int(c) for c in line] for line in lines]
     assert len({len(r) for r in received}) > 1  # the lengths differ: a ragged batch
     out = sync.Decoder(code, pi=0.03, pd=0.02, ps=ps, storage=storage, backend="cpu")(received)
-    run_cli(cli_path, "decode", "sync", *code_words, "--pi", "0.03", "--pd", "0.02", "--ps",
+    run_cli("decode", "sync", *code_words, "--pi", "0.03", "--pd", "0.02", "--ps",
             repr(ps), "--storage", storage, "--backend", "cpu", "-i", str(tmp_path / "r.txt"),
             "--decisions", str(tmp_path / "d.txt"), "--app", str(tmp_path / "a.f64"),
             "--app-format", "f64")
