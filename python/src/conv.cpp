@@ -5,6 +5,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <new>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -131,7 +132,13 @@ class conv_decoder {
 void bind_conv(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("conv", "Convolutional codes: the library's conv family");
   nb::class_<conv_setup>(m, "Setup", "A conv code, its puncturing and termination (checked)")
-      .def(nb::new_(&make_setup), "K"_a, "polys"_a, "rsc"_a, "rate"_a, "term"_a)
+      .def(
+          "__init__",
+          [](conv_setup* self, int K, const std::string& polys, bool rsc, const std::string& rate,
+             const std::string& term) {
+            new (self) conv_setup(make_setup(K, polys, rsc, rate, term));
+          },
+          "K"_a, "polys"_a, "rsc"_a, "rate"_a, "term"_a)
       .def_prop_ro("K", [](const conv_setup& s) { return s.code.K(); })
       .def_prop_ro("polys", [](const conv_setup& s) { return s.code.polynomials(); })
       .def_prop_ro("rsc", [](const conv_setup& s) { return s.code.feedback().has_value(); })

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -122,7 +123,14 @@ class polar_decoder {
 void bind_polar(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("polar", "Polar codes: the library's polar family");
   nb::class_<polar::polar_code>(m, "Code", "A polar code (checked)")
-      .def(nb::new_(&make_code), "N"_a, "K"_a, "construct"_a, "systematic"_a, "frozen"_a)
+      .def(
+          "__init__",
+          [](polar::polar_code* self, std::uint32_t N, std::uint32_t K,
+             const std::string& construct, bool systematic,
+             const std::vector<std::uint32_t>& frozen) {
+            new (self) polar::polar_code(make_code(N, K, construct, systematic, frozen));
+          },
+          "N"_a, "K"_a, "construct"_a, "systematic"_a, "frozen"_a)
       .def_prop_ro("N", &polar::polar_code::N)
       .def_prop_ro("K", &polar::polar_code::K)
       .def_prop_ro("systematic", &polar::polar_code::systematic)

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -157,8 +158,15 @@ class sync_decoder {
 void bind_sync(nb::module_& parent) {
   nb::module_ m = parent.def_submodule("sync", "TVB codes over insertion/deletion channels");
   nb::class_<sync::tvb_code>(m, "Code", "A TVB code (checked)")
-      .def(nb::new_(&make_code), "q"_a, "n"_a, "N"_a, "codebook"_a, "seed"_a, "random_marker"_a,
-           "q_given"_a, "n_given"_a, "N_given"_a)
+      .def(
+          "__init__",
+          [](sync::tvb_code* self, int q, int n, int N, const std::string& codebook,
+             std::uint64_t seed, bool random_marker, bool q_given, bool n_given, bool N_given) {
+            new (self) sync::tvb_code(
+                make_code(q, n, N, codebook, seed, random_marker, q_given, n_given, N_given));
+          },
+          "q"_a, "n"_a, "N"_a, "codebook"_a, "seed"_a, "random_marker"_a, "q_given"_a, "n_given"_a,
+          "N_given"_a)
       .def_prop_ro("q", &sync::tvb_code::q)
       .def_prop_ro("n", &sync::tvb_code::n)
       .def_prop_ro("N", &sync::tvb_code::N)
