@@ -1,4 +1,5 @@
-"""numpy arrays in and out, batch-first: any leading shape, the last axis a frame."""
+"""numpy arrays in and out (other host arrays through DLPack), batch-first: any leading shape,
+the last axis a frame."""
 
 from __future__ import annotations
 
@@ -7,9 +8,29 @@ from typing import Tuple
 import numpy as np
 
 
+# DLPack's device type of host memory (kDLCPU).
+_DLPACK_CPU = 1
+
+
+def host_array(x, what: str) -> np.ndarray:
+    """x as a numpy array: numpy arrays as they are, other host arrays (PyTorch CPU tensors, JAX
+    and CuPy host arrays) through DLPack without a copy, anything else through np.asarray. A
+    device array (CUDA memory) raises TypeError: the decoders take host memory for now."""
+    if isinstance(x, np.ndarray):
+        return x
+    on_device = hasattr(x, "__cuda_array_interface__") or (
+        hasattr(x, "__dlpack_device__") and int(x.__dlpack_device__()[0]) != _DLPACK_CPU)
+    if on_device:
+        raise TypeError(f"{what}: device arrays are not taken yet; copy to the host first (for a "
+                        "PyTorch tensor, .cpu())")
+    if hasattr(x, "__dlpack__"):
+        return np.from_dlpack(x)
+    return np.asarray(x)
+
+
 def frames(x, n: int, what: str) -> Tuple[np.ndarray, tuple]:
     """x as an array whose last axis holds `n` values, and its leading shape."""
-    a = np.asarray(x)
+    a = host_array(x, what)
     if a.ndim == 0 or a.shape[-1] != n:
         raise ValueError(f"{what}: the last axis must hold {n} values a frame (shape {a.shape})")
     return a, a.shape[:-1]

@@ -26,7 +26,7 @@ def awgn(bits, *, ebn0: Optional[float] = None, esn0: Optional[float] = None, ra
         raise ValueError("give ebn0 (with rate) or esn0, not both")
     if values not in ("llr", "samples"):
         raise ValueError(f"values must be 'llr' or 'samples' (values = {values!r})")
-    a = np.asarray(bits)
+    a = _arrays.host_array(bits, "awgn")
     if a.ndim == 0:
         raise ValueError("awgn: bits need at least one axis")
     n = a.shape[-1]
@@ -43,7 +43,7 @@ def bsid(bits, *, pi: float, pd: Optional[float] = None, ps: float = 0.0, seed: 
     """The binary substitution-insertion-deletion channel (docs/sync.md): bits [..., n] (0/1) ->
     a list of uint8 arrays, one a frame (the leading axes flattened, numbered from first_frame),
     of the lengths the insertions and deletions give. pd defaults to pi."""
-    a = np.asarray(bits)
+    a = _arrays.host_array(bits, "bsid")
     if a.ndim == 0:
         raise ValueError("bsid: bits need at least one axis")
     n = a.shape[-1]

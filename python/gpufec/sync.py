@@ -134,7 +134,7 @@ def _ragged(received) -> List[np.ndarray]:
         rows = list(received)
     out = []
     for f, r in enumerate(rows):
-        a = np.asarray(r)
+        a = _arrays.host_array(r, f"decode: frame {f}")
         if a.ndim != 1:
             raise ValueError(f"decode: frame {f} is not a sequence of bits (shape {a.shape})")
         bits, _ = _arrays.bits(a, a.shape[0], f"decode: frame {f}")

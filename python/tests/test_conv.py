@@ -166,3 +166,36 @@ def test_cuda_decides_as_the_cpus_tiled_decoder(has_gpu):
     assert np.array_equal(gpu(llr), cpu(llr))
     q = np.clip(np.rint(llr * 4), -127, 127).astype(np.int8)
     assert np.array_equal(gpu(q), cpu(q))
+
+
+class HostDLPack:
+    """A host array seen only through DLPack (as a PyTorch CPU tensor is)."""
+
+    def __init__(self, a):
+        self._a = a
+
+    def __dlpack__(self, **kwargs):
+        return self._a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._a.__dlpack_device__()
+
+
+class DeviceArray:
+    """What a CUDA tensor shows: a DLPack device of type 2 (kDLCUDA)."""
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+
+def test_host_arrays_come_through_dlpack_and_device_arrays_are_refused():
+    code = conv.Code(K=5, polys=(0o23, 0o35))
+    enc, dec = conv.Encoder(code, 40), conv.Decoder(code, 40, backend="cpu")
+    bits = np.random.default_rng().integers(0, 2, (3, 40), dtype=np.uint8)
+    llr = (1 - 2 * enc(bits).astype(np.float32)) * 3
+    assert np.array_equal(enc(HostDLPack(bits)), enc(bits))
+    assert np.array_equal(dec(HostDLPack(llr)), bits)
+    with pytest.raises(TypeError, match="device arrays"):
+        dec(DeviceArray())
+    with pytest.raises(TypeError, match="device arrays"):
+        gpufec.channel.awgn(DeviceArray(), ebn0=3)
