@@ -102,9 +102,19 @@ class Decoder:
     def describe(self) -> str:
         return self._plan.describe()
 
-    def __call__(self, received) -> Decoded:
+    def __call__(self, received, priors=None) -> Decoded:
+        """Decodes `received`; `priors` [frames, N, q] (float64; each position's q probabilities,
+        e.g. an outer decoder's) replaces the uniform 1/q prior of every symbol."""
         frames = _ragged(received)
         count, N, q = len(frames), self.code.N, self.code.q
+        if priors is None:
+            prior = np.empty(0, dtype=np.float64)
+        else:
+            prior = np.ascontiguousarray(_arrays.host_array(priors, "decode: priors"),
+                                         dtype=np.float64)
+            if prior.shape != (count, N, q):
+                raise ValueError(f"decode: priors must have shape ({count}, {N}, {q}) "
+                                 f"(shape {prior.shape})")
         decisions = np.empty((count, N), dtype=np.uint32)
         app = np.empty((count, N, q), dtype=np.float64)
         decoded = np.empty(count, dtype=np.uint8)
@@ -118,7 +128,8 @@ class Decoder:
             offsets = np.zeros(len(piece) + 1, dtype=np.uint64)
             np.cumsum([len(p) for p in piece], out=offsets[1:])
             end = begin + len(piece)
-            messages += self._plan.decode(data, offsets, decisions[begin:end], app[begin:end],
+            messages += self._plan.decode(data, offsets, prior[begin:end] if prior.size else prior,
+                                          decisions[begin:end], app[begin:end],
                                           decoded[begin:end],
                                           drift[begin:end] if self._drift else drift)
         return Decoded(decisions, app, decoded.astype(bool), messages,

@@ -123,9 +123,11 @@ class sync_decoder {
   // received: the frames' bits back to back, frame f at [offsets[f], offsets[f + 1]); outputs:
   // decisions [frames, N], app [frames, N, q], decoded [frames], drift [frames, N + 1, M] (or
   // empty); returns each frame's message (empty when decoded).
+  // priors: [frames, N, q] symbol probabilities, or empty (uniform).
   std::vector<std::string> decode(host_in<std::uint8_t> received, host_in<std::uint64_t> offsets,
-                                  host_out<std::uint32_t> decisions, host_out<double> app,
-                                  host_out<std::uint8_t> decoded, host_out<double> drift) {
+                                  host_in<double> priors, host_out<std::uint32_t> decisions,
+                                  host_out<double> app, host_out<std::uint8_t> decoded,
+                                  host_out<double> drift) {
     require(offsets.size() >= 1 && offsets.data()[0] == 0 &&
                 offsets.data()[offsets.size() - 1] == received.size(),
             "decode: offsets must run from 0 to the received bits' count");
@@ -133,9 +135,12 @@ class sync_decoder {
     std::vector<std::size_t> at(offsets.data(), offsets.data() + offsets.size());
     for (std::size_t f = 0; f < frames; ++f)
       require(at[f] <= at[f + 1], "decode: offsets must not decrease (frame ", f, ")");
-    sync::decode_output out;
-    plan_.decode(batch_view<std::uint8_t>::ragged(received.data(), at.data(), frames), out);
     const std::size_t N = plan_.code().N(), q = plan_.code().q();
+    require(priors.size() == 0 || priors.size() == frames * N * q, "decode: ", priors.size(),
+            " priors for ", frames, " frames of ", N, " symbols of ", q, " values");
+    sync::decode_output out;
+    plan_.decode(batch_view<std::uint8_t>::ragged(received.data(), at.data(), frames), out,
+                 priors.size() ? priors.data() : nullptr);
     require(
         decisions.size() == frames * N && app.size() == frames * N * q && decoded.size() == frames,
         "decode: output arrays of the wrong size");
@@ -186,8 +191,8 @@ void bind_sync(nb::module_& parent) {
       .def_prop_ro("backend", &sync_decoder::where)
       .def_prop_ro("drift_states", &sync_decoder::drift_states)
       .def("describe", &sync_decoder::describe)
-      .def("decode", &sync_decoder::decode, "received"_a, "offsets"_a, "decisions"_a, "app"_a,
-           "decoded"_a, "drift"_a, nb::call_guard<nb::gil_scoped_release>());
+      .def("decode", &sync_decoder::decode, "received"_a, "offsets"_a, "priors"_a, "decisions"_a,
+           "app"_a, "decoded"_a, "drift"_a, nb::call_guard<nb::gil_scoped_release>());
 }
 
 }  // namespace gpufec::python

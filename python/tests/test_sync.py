@@ -56,6 +56,27 @@ def test_noise_free_frames_decode_exactly_with_posteriors_that_sum_to_one():
     assert np.array_equal(single.decisions[0], messages[1])
 
 
+def test_priors_weigh_the_symbols():
+    code = sync.Code(q=8, n=5, N=20, seed=1)
+    rng = np.random.default_rng()
+    messages = rng.integers(0, 8, (4, 20))
+    received = gpufec.channel.bsid(sync.Encoder(code)(messages), pi=0.05, ps=0.05,
+                                   seed=int(rng.integers(1 << 30)))
+    dec = sync.Decoder(code, pi=0.05, ps=0.05, backend="cpu", max_batch=3)
+    plain = dec(received)
+    uniform = dec(received, priors=np.full((4, 20, 8), 1 / 8))
+    assert np.array_equal(uniform.decisions, plain.decisions)
+    assert np.allclose(uniform.app, plain.app, rtol=1e-12, atol=0)
+    # Priors that know the message decide it, whatever the channel did.
+    known = np.full((4, 20, 8), 1e-6)
+    known[np.arange(4)[:, None], np.arange(20)[None, :], messages] = 1 - 7e-6
+    assert np.array_equal(dec(received, priors=known).decisions, messages)
+    with pytest.raises(ValueError, match="shape"):
+        dec(received, priors=np.full((4, 20, 7), 1 / 7))
+    with pytest.raises(ValueError):
+        dec(received, priors=np.full((4, 20, 8), -1.0))
+
+
 def test_a_received_length_outside_the_limits_is_marked_undecodable():
     code = sync.Code(q=8, n=5, N=20, seed=1)
     frames = sync.Encoder(code)(np.zeros((2, 20), dtype=int))
