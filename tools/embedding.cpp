@@ -34,6 +34,22 @@ class captured_streams {
   std::streambuf* err_;
 };
 
+// `e` as the running command's embedding for a scope, and the process's OpenMP thread count
+// (which a command's --threads sets) as it was after it, however the scope ends.
+class running_command {
+ public:
+  explicit running_command(embedding& e) : threads_(omp_get_max_threads()) { running = &e; }
+  ~running_command() {
+    running = nullptr;
+    omp_set_num_threads(threads_);
+  }
+  running_command(const running_command&) = delete;
+  running_command& operator=(const running_command&) = delete;
+
+ private:
+  int threads_;
+};
+
 }  // namespace
 
 embedding* current_embedding() {
@@ -49,24 +65,15 @@ embedded_result run_embedded(const std::vector<std::string>& args, embedding& e)
   argv.push_back(nullptr);
   e.kind = failure_kind::none;
   e.message.clear();
-  const int threads = omp_get_max_threads();
   embedded_result r;
   {
+    const running_command scope(e);
     const captured_streams streams;
-    running = &e;
-    try {
-      r.status = run_command_line(static_cast<int>(words.size()), argv.data());
-    } catch (...) {
-      running = nullptr;
-      omp_set_num_threads(threads);
-      throw;
-    }
-    running = nullptr;
+    r.status = run_command_line(static_cast<int>(words.size()), argv.data());
     std::cout.flush();
     r.out = streams.out();
     r.err = streams.err();
   }
-  omp_set_num_threads(threads);
   r.kind = e.kind;
   r.message = e.message;
   return r;

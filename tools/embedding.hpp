@@ -9,11 +9,13 @@
 //   // r.status (0, 1, 2, 130), r.out (the table), r.err, r.kind and r.message on failure
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "gpufec/common/enum_names.hpp"
 #include "gpufec/sim/simulator.hpp"
 
 namespace gpufec::cli {
@@ -31,6 +33,19 @@ enum class failure_kind {
   runtime,   // anything else the command reports (a device that is missing or fails, I/O)
   internal,  // an unexpected exception: a bug
 };
+
+}  // namespace gpufec::cli
+
+template <>
+struct gpufec::enum_names<gpufec::cli::failure_kind> {
+  using E = cli::failure_kind;
+  static constexpr std::array entries{
+      enum_entry{E::none, "none"},       enum_entry{E::usage, "usage"},
+      enum_entry{E::value, "value"},     enum_entry{E::memory, "memory"},
+      enum_entry{E::runtime, "runtime"}, enum_entry{E::internal, "internal"}};
+};
+
+namespace gpufec::cli {
 
 // A host program's side of a command: set `interrupt` (from any thread) to end a sweep's current
 // point cleanly, marked interrupted (status 130, as a first Ctrl-C); progress of every batch.

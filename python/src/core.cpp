@@ -19,6 +19,7 @@
 #include "bindings.hpp"
 #include "embedding.hpp"
 #include "gpufec/common/device.hpp"
+#include "gpufec/common/enum_names.hpp"
 #include "gpufec/common/error.hpp"
 #include "gpufec/common/provenance.hpp"
 
@@ -26,26 +27,6 @@ namespace nb = nanobind;
 using namespace nb::literals;
 
 namespace {
-
-using gpufec::cli::failure_kind;
-
-const char* kind_name(failure_kind k) {
-  switch (k) {
-    case failure_kind::none:
-      return "";
-    case failure_kind::usage:
-      return "usage";
-    case failure_kind::value:
-      return "value";
-    case failure_kind::memory:
-      return "memory";
-    case failure_kind::runtime:
-      return "runtime";
-    case failure_kind::internal:
-      return "internal";
-  }
-  return "internal";
-}
 
 // One command line, run once: run() on a worker thread (it releases the GIL), interrupt() and
 // progress() from any other.
@@ -65,7 +46,8 @@ class command {
       const nb::gil_scoped_release unlocked;
       r = gpufec::cli::run_embedded(args_, host_);
     }
-    return {r.status, std::move(r.out), std::move(r.err), kind_name(r.kind), std::move(r.message)};
+    return {r.status, std::move(r.out), std::move(r.err), std::string(gpufec::name_of(r.kind)),
+            std::move(r.message)};
   }
 
   void interrupt() { host_.interrupt = true; }
@@ -151,7 +133,7 @@ NB_MODULE(_core, m) {
       .def(nb::init<std::vector<std::string>>(), "args"_a)
       .def("run", &command::run,
            "Runs the command (without the GIL); returns (status, stdout, stderr, failure kind, "
-           "failure message). Kinds: '' (none), 'usage', 'value', 'memory', 'runtime', "
+           "failure message). Kinds: 'none', 'usage', 'value', 'memory', 'runtime', "
            "'internal'.")
       .def("interrupt", &command::interrupt,
            "Ends a running sweep's current point as a Ctrl-C does (status 130, marked "
