@@ -9,12 +9,6 @@
 
 namespace gpufec::python {
 
-std::size_t frames_of(std::size_t size, std::size_t length, const char* what) {
-  require(length > 0, "frames of no ", what);
-  require(size % length == 0, size, " ", what, " are not whole frames of ", length);
-  return size / length;
-}
-
 namespace {
 
 using namespace nb::literals;

@@ -15,7 +15,6 @@
 #include "gpufec/common/error.hpp"
 #include "gpufec/conv/decoder.hpp"
 #include "gpufec/conv/encoder.hpp"
-#include "gpufec/sim/awgn_chain.hpp"
 
 namespace gpufec::python {
 namespace {
@@ -77,12 +76,9 @@ class conv_decoder {
                std::size_t max_batch)
       : plan_(s.code, s.pattern, frame_bits, s.term, options(decoder, llr_scale, tile, threads),
               parse_name<backend>(where, "backend"),
-              max_batch
-                  ? max_batch
-                  : sim::chain_batch_frames(
-                        frame_bits,
-                        conv::make_frame_shape(s.code, s.pattern, frame_bits, s.term).coded_bits,
-                        resolve_backend(parse_name<backend>(where, "backend")))) {}
+              plan_batch(max_batch, frame_bits,
+                         conv::make_frame_shape(s.code, s.pattern, frame_bits, s.term).coded_bits,
+                         where)) {}
 
   std::size_t info_bits() const { return plan_.shape().info_bits; }
   std::size_t coded_bits() const { return plan_.shape().coded_bits; }

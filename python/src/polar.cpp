@@ -14,7 +14,6 @@
 #include "gpufec/common/error.hpp"
 #include "gpufec/polar/decoder.hpp"
 #include "gpufec/polar/encoder.hpp"
-#include "gpufec/sim/awgn_chain.hpp"
 
 namespace gpufec::python {
 namespace {
@@ -78,10 +77,7 @@ class polar_decoder {
   polar_decoder(const polar::polar_code& code, const polar::decoder_options& o,
                 const std::string& where, std::size_t max_batch)
       : plan_(code, o, parse_name<backend>(where, "backend"),
-              max_batch ? max_batch
-                        : sim::chain_batch_frames(
-                              code.K(), code.N(),
-                              resolve_backend(parse_name<backend>(where, "backend")))) {}
+              plan_batch(max_batch, code.K(), code.N(), where)) {}
 
   std::size_t max_batch() const { return plan_.summary().max_batch; }
   std::string where() const { return std::string(name_of(plan_.summary().where)); }
