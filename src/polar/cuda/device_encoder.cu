@@ -25,8 +25,6 @@ class cuda_encoder final : public device_encoder {
     params_.K = code.K();
     params_.W = std::max(1u, code.N() / 32);
     params_.systematic = code.systematic();
-    positions_.resize(code.K());
-    positions_.upload(code.info_positions().data(), code.K());
     if (code.systematic()) {
       std::vector<std::uint32_t> mask(params_.W, 0);
       for (const std::uint32_t j : code.info_positions()) mask[j >> 5] |= 1u << (j & 31);
@@ -47,6 +45,8 @@ class cuda_encoder final : public device_encoder {
               "the CUDA polar encoder cannot be resident (N = ", code.N(), ")");
       return;
     }
+    positions_.resize(code.K());
+    positions_.upload(code.info_positions().data(), code.K());
     // Threads: one per word up to a block (at least a warp); words in shared memory if they fit.
     threads_ = static_cast<int>(std::clamp<unsigned>(params_.W, 32, 1024));
     threads_ = std::min(threads_, limits.max_block_threads);
