@@ -14,7 +14,7 @@ def _cli_path():
     return path if path and os.path.exists(path) else None
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cli_path():
     """The command-line program's path (the tests that compare with it skip without one)."""
     path = _cli_path()
@@ -23,7 +23,7 @@ def cli_path():
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def run_cli(cli_path):
     """run_cli(*words): runs `gpufec WORDS...`, which must succeed (its output on failure)."""
 
@@ -35,7 +35,7 @@ def run_cli(cli_path):
     return run
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cli():
     """cli(words, tmp_path) -> (status, JSON dict or None, output text)."""
     path = _cli_path()
@@ -55,7 +55,7 @@ def cli():
     return run
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def has_gpu():
     import gpufec
 
